@@ -1,0 +1,28 @@
+// Compiles src/ to dist/ with tsc. With --if-stale it does nothing when dist/ is newer
+// than every source file, so `npm start` is quick after the first run.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const marker = path.join(root, 'dist', 'main.js');
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+const stale =
+  !existsSync(marker) ||
+  newestSource(path.join(root, 'src')) > statSync(marker).mtimeMs ||
+  statSync(path.join(root, 'package.json')).mtimeMs > statSync(marker).mtimeMs;
+if (process.argv.includes('--if-stale') && !stale) process.exit(0);
+
+const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+process.exit(result.status ?? 1);

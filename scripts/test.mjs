@@ -1,0 +1,64 @@
+// `npm test`: every suite on SQLite, then the API suite again on PostgreSQL when
+// TEST_DATABASE_URL is set (one switch: BASALT_TEST_DB). Suites needing Redis, Chromium or
+// Alertmanager skip themselves with a reason when those are missing.
+// Usage: npm test [-- <path filter>...]
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const filters = process.argv.slice(2);
+
+function testFiles(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...testFiles(full));
+    else if (entry.name.endsWith('.test.ts') || entry.name.endsWith('.test.tsx')) out.push(full);
+  }
+  return out.sort();
+}
+
+const all = testFiles(path.join(root, 'test')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+
+function run(label, files, env) {
+  return new Promise((resolve) => {
+    if (files.length === 0) return resolve({ pass: 0, fail: 0, skipped: 0 });
+    process.stdout.write(`\n=== ${label}: ${files.length} files ===\n`);
+    const concurrency = Math.max(1, Math.min(4, os.availableParallelism()));
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, '--test-timeout=180000', ...files],
+      { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let tail = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      tail = (tail + chunk.toString()).slice(-4000);
+    });
+    child.on('close', (code) => {
+      const count = (name) => Number(new RegExp(`ℹ ${name} (\\d+)`).exec(tail)?.[1] ?? 0);
+      const result = { pass: count('pass'), fail: count('fail') + count('cancelled'), skipped: count('skipped') };
+      if (code !== 0 && result.fail === 0) result.fail = 1;
+      resolve(result);
+    });
+  });
+}
+
+const results = [];
+results.push(await run('SQLite', all, { BASALT_TEST_DB: 'sqlite' }));
+if (process.env.TEST_DATABASE_URL) {
+  const apiSuite = all.filter((f) => f.includes(`${path.sep}api${path.sep}`));
+  results.push(await run('PostgreSQL (API suite)', apiSuite, { BASALT_TEST_DB: 'postgres' }));
+} else {
+  process.stdout.write('\nPostgreSQL API suite skipped: TEST_DATABASE_URL is not set.\n');
+}
+const total = results.reduce((a, r) => ({ pass: a.pass + r.pass, fail: a.fail + r.fail, skipped: a.skipped + r.skipped }), {
+  pass: 0,
+  fail: 0,
+  skipped: 0,
+});
+process.stdout.write(`\ntests: ${total.pass} passed, ${total.fail} failed, ${total.skipped} skipped\n`);
+process.exit(total.fail > 0 ? 1 : 0);

@@ -1,0 +1,128 @@
+import formbody from '@fastify/formbody';
+import underPressure from '@fastify/under-pressure';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Config } from './config/index.js';
+import { ResolverRegistry, createAuthHook } from './infra/auth/index.js';
+import { DomainEventBus } from './infra/bus.js';
+import { systemClock, type Clock } from './infra/clock.js';
+import { openDatabase, type DatabaseHandle } from './infra/db/index.js';
+import { ServiceUnavailableError, apiErrorHandler } from './infra/errors/index.js';
+import { installMethodNotAllowed } from './infra/http/method-not-allowed.js';
+import { installMetrics } from './infra/http/metrics.js';
+import { MemoryCounterStore, RateLimiter, RedisCounterStore, type ApiApp } from './infra/http/index.js';
+import { REDACTED_LOG_PATHS, installRequestLog } from './infra/http/request-log.js';
+import { installResponseHeaders } from './infra/http/response-headers.js';
+import { JobQueue } from './infra/jobs/index.js';
+import type { Platform } from './infra/platform.js';
+import { createIdentityModule, type IdentityModule } from './modules/identity/index.js';
+import { OpenApiCollector, operationsRoutes } from './modules/operations/index.js';
+import { createProjectsModule, type ProjectsModule } from './modules/projects/index.js';
+import { installJsonParser } from './infra/http/json-parser.js';
+
+export const VERSION = '0.1.0';
+
+export interface BuildOptions {
+  /** An open database (tests share one); otherwise opened from the config. */
+  database?: DatabaseHandle;
+  clock?: Clock;
+  logger?: FastifyServerOptions['logger'];
+  /** Run the background job loop in this process (off in tests, which drain by hand). */
+  startJobs?: boolean;
+}
+
+export interface Modules {
+  identity: IdentityModule;
+  projects: ProjectsModule;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    platform: Platform;
+    modules: Modules;
+  }
+}
+
+/** Registers infra plugins, then every module; never listens (main.ts does). */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel, redact: { paths: REDACTED_LOG_PATHS, censor: '[FILTERED]' } },
+    bodyLimit: config.bodyLimit,
+    // Fastify's own two lines per request are replaced by one (infra/http/request-log.ts).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    requestIdHeader: 'x-request-id',
+    genReqId: () => crypto.randomUUID(),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const clock = options.clock ?? systemClock;
+  const database =
+    options.database ?? openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, schema: config.databaseSchema });
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : null;
+  const limiter = new RateLimiter(redis ? new RedisCounterStore(redis, clock) : new MemoryCounterStore(clock), clock);
+  const platform: Platform = {
+    config,
+    database,
+    db: database.db,
+    clock,
+    bus: new DomainEventBus(),
+    resolvers: new ResolverRegistry(),
+    limiter,
+    jobs: new JobQueue(database.db, database.dialect, clock, app.log),
+    log: app.log,
+  };
+  app.decorate('platform', platform);
+  app.decorateRequest('actor', null);
+
+  const openapi = new OpenApiCollector();
+  openapi.attach(app);
+  installMethodNotAllowed(app);
+  installJsonParser(app);
+  await app.register(formbody, { bodyLimit: config.bodyLimit });
+  app.setErrorHandler(apiErrorHandler);
+  installResponseHeaders(app);
+  const metrics = installMetrics(app);
+  installRequestLog(app);
+
+  let overloaded = false;
+  await app.register(underPressure, {
+    maxEventLoopDelay: 1000,
+    retryAfter: 5,
+    exposeStatusRoute: false,
+    pressureHandler: () => {
+      overloaded = true;
+      throw new ServiceUnavailableError(5, '503 Service Unavailable - server overloaded, retry later');
+    },
+  });
+  app.addHook('onRequest', createAuthHook({ config, clock, resolvers: platform.resolvers, limiter }));
+
+  const identity = createIdentityModule(platform);
+  const projects = createProjectsModule(platform, identity);
+  const modules: Modules = { identity, projects };
+  app.decorate('modules', modules);
+
+  await app.register(
+    async (api: ApiApp) => {
+      identity.routes(api);
+      projects.routes(api);
+    },
+    { prefix: '/api/v4' },
+  );
+  operationsRoutes(app, platform, metrics, openapi, VERSION, () => overloaded || database.poolStats().waiting > 50);
+
+  app.addHook('onReady', async () => {
+    await identity.bootstrap();
+    if (options.startJobs ?? config.runJobs) platform.jobs.start();
+  });
+  app.addHook('onClose', async () => {
+    await platform.jobs.stop();
+    await identity.tokens.flushTouches();
+    await limiter.store.close();
+    if (!options.database) await database.close();
+  });
+  return app;
+}

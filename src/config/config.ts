@@ -1,0 +1,206 @@
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { loadOrCreateSecrets } from './secrets.js';
+
+export type Tier = 'free' | 'premium' | 'ultimate';
+export type Offering = 'self_managed' | 'hosted';
+
+export interface RateLimit {
+  readonly count: number;
+  readonly periodSeconds: number;
+}
+
+/** Every rate limit that has a name; an unnamed limit is off (DESIGN.md §3). */
+export const RATE_LIMIT_NAMES = ['api_authenticated', 'api_unauthenticated', 'sign_in', 'user_code', 'alerts', 'collector'] as const;
+export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number];
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** `{base_url}` without a trailing slash. */
+  readonly externalUrl: string;
+  readonly dataDir: string;
+  /** `null` selects SQLite in `dataDir`. */
+  readonly databaseUrl: string | null;
+  /** Overrides the SQLite file (tests use `:memory:` or a temp file). */
+  readonly sqliteFile: string;
+  /** PostgreSQL schema to use (tests give each file its own). */
+  readonly databaseSchema: string | null;
+  readonly redisUrl: string | null;
+  readonly storages: Readonly<Record<string, string>>;
+  readonly rootPassword: string | null;
+  readonly rootToken: string | null;
+  readonly tier: Tier;
+  readonly offering: Offering;
+  readonly rateLimits: Readonly<Partial<Record<RateLimitName, RateLimit>>>;
+  readonly secretKeyBase: string;
+  readonly impersonationEnabled: boolean;
+  /** Largest request body accepted anywhere, in bytes. */
+  readonly bodyLimit: number;
+  readonly logLevel: string;
+  readonly workers: number;
+  /** Whether this process runs the background job loop. */
+  readonly runJobs: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const PERIODS: Record<string, number> = { s: 1, m: 60, h: 3600 };
+const DEFAULT_RATE_LIMITS = 'sign_in=10/m,user_code=10/m';
+
+export function parseRateLimits(text: string, problems: string[]): Partial<Record<RateLimitName, RateLimit>> {
+  const limits: Partial<Record<RateLimitName, RateLimit>> = {};
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const match = /^([a-z_]+)=(\d+)\/(\d*)([smh])$/.exec(part);
+    const name = match?.[1] as RateLimitName | undefined;
+    if (!match || !name || !RATE_LIMIT_NAMES.includes(name)) {
+      problems.push(
+        `RATE_LIMITS: "${part}" is not name=count/period with a name of ${RATE_LIMIT_NAMES.join(', ')} and a period in s, m or h`,
+      );
+      continue;
+    }
+    const multiple = match[3] ? Number(match[3]) : 1;
+    limits[name] = { count: Number(match[2]), periodSeconds: multiple * (PERIODS[match[4] ?? 's'] ?? 1) };
+  }
+  return limits;
+}
+
+function parseStorages(text: string, problems: string[]): Record<string, string> {
+  const storages: Record<string, string> = {};
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const eq = part.indexOf('=');
+    const name = part.slice(0, eq);
+    const dir = part.slice(eq + 1);
+    if (eq < 1 || !/^[a-z0-9_-]+$/i.test(name) || !dir) {
+      problems.push(`STORAGES: "${part}" is not name=path`);
+      continue;
+    }
+    if (storages[name]) problems.push(`STORAGES: storage "${name}" is named twice`);
+    storages[name] = path.resolve(dir);
+  }
+  if (Object.keys(storages).length === 0) problems.push('STORAGES: at least one storage is needed');
+  return storages;
+}
+
+function ensureWritableDir(dir: string, label: string, problems: string[]): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    problems.push(`${label}: ${dir} is not a writable directory (${(error as Error).message})`);
+  }
+}
+
+function parseInteger(env: Env, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    problems.push(`${name}: "${raw}" is not a whole number from ${min} to ${max}`);
+    return fallback;
+  }
+  return value;
+}
+
+function parseChoice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T, problems: string[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if ((choices as readonly string[]).includes(raw)) return raw as T;
+  problems.push(`${name}: "${raw}" is not one of ${choices.join(', ')}`);
+  return fallback;
+}
+
+function parseBoolean(env: Env, name: string, fallback: boolean, problems: string[]): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  problems.push(`${name}: "${env[name]}" is not true or false`);
+  return fallback;
+}
+
+function parseExternalUrl(raw: string, problems: string[]): string {
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme must be http or https');
+    if (url.search || url.hash) throw new Error('no query or fragment allowed');
+    return url.toString().replace(/\/+$/, '');
+  } catch (error) {
+    problems.push(`EXTERNAL_URL: "${raw}" is not a usable http(s) URL (${(error as Error).message})`);
+    return 'http://localhost';
+  }
+}
+
+/**
+ * Reads every variable of DESIGN.md §3 once. All problems are collected and thrown
+ * together so an operator fixes them in one go.
+ */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const problems: string[] = [];
+  const port = parseInteger(env, 'PORT', 8080, 0, 65535, problems);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  ensureWritableDir(dataDir, 'DATA_DIR', problems);
+  const externalUrl = parseExternalUrl(env.EXTERNAL_URL || `http://localhost:${port}`, problems);
+  const databaseUrl = env.DATABASE_URL || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL: only postgres:// URLs are supported (leave it unset for SQLite)');
+  }
+  const redisUrl = env.REDIS_URL || null;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL: must start with redis:// or rediss://');
+  const storages = parseStorages(env.STORAGES || `default=${path.join(dataDir, 'repositories')}`, problems);
+  for (const [name, dir] of Object.entries(storages)) ensureWritableDir(dir, `STORAGES (${name})`, problems);
+  const rootToken = env.BASALT_ROOT_TOKEN || null;
+  if (rootToken !== null && rootToken.length < 20) problems.push('BASALT_ROOT_TOKEN: must be at least 20 characters');
+  const rootPassword = env.BASALT_ROOT_PASSWORD || null;
+  if (rootPassword !== null && rootPassword.length < 8) problems.push('BASALT_ROOT_PASSWORD: must be at least 8 characters');
+  const tier = parseChoice(env, 'BASALT_TIER', ['free', 'premium', 'ultimate'] as const, 'ultimate', problems);
+  const offering = parseChoice(env, 'BASALT_OFFERING', ['self_managed', 'hosted'] as const, 'self_managed', problems);
+  const rateLimits = parseRateLimits(env.RATE_LIMITS ?? DEFAULT_RATE_LIMITS, problems);
+  const impersonationEnabled = parseBoolean(env, 'BASALT_IMPERSONATION_ENABLED', true, problems);
+  const bodyLimit = parseInteger(env, 'BODY_LIMIT', 1024 * 1024, 1024, 512 * 1024 * 1024, problems);
+  const workers = parseInteger(env, 'WORKERS', 1, 1, 64, problems);
+  const runJobs = parseBoolean(env, 'RUN_JOBS', true, problems);
+  const logLevel = parseChoice(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', problems);
+  let secretKeyBase = env.SECRET_KEY_BASE || '';
+  if (secretKeyBase && secretKeyBase.length < 32) problems.push('SECRET_KEY_BASE: must be at least 32 characters');
+  if (problems.length > 0) throw new ConfigError(problems);
+  if (!secretKeyBase) secretKeyBase = loadOrCreateSecrets(dataDir).secretKeyBase;
+
+  return Object.freeze({
+    port,
+    host,
+    externalUrl,
+    dataDir,
+    databaseUrl,
+    sqliteFile: path.join(dataDir, 'basalt.sqlite3'),
+    databaseSchema: null,
+    redisUrl,
+    storages: Object.freeze(storages),
+    rootPassword,
+    rootToken,
+    tier,
+    offering,
+    rateLimits: Object.freeze(rateLimits),
+    secretKeyBase,
+    impersonationEnabled,
+    bodyLimit,
+    logLevel,
+    workers,
+    runJobs,
+    ...overrides,
+  });
+}

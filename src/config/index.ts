@@ -1,0 +1,2 @@
+export { loadConfig, ConfigError, parseRateLimits, RATE_LIMIT_NAMES } from './config.js';
+export type { Config, Tier, Offering, RateLimit, RateLimitName } from './config.js';

@@ -1,0 +1,140 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config/index.js';
+import type { Clock } from '../clock.js';
+import { ForbiddenError, InsufficientScopeError, InvalidTokenError, NotFoundMessageError, UnauthorizedError } from '../errors/index.js';
+import type { RateLimiter } from '../http/rate-limiter.js';
+import { isTokenCredential, type Actor } from './actor.js';
+import { jobTokenValue, bearerToken, oauthStyleToken, privateToken, sudoValue } from './credentials.js';
+import { acceptedScopes, type RoutePolicy } from './policy.js';
+import type { ResolvedToken, ResolverRegistry } from './resolvers.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The resolved caller; `null` for anonymous requests and routes with `auth: 'none'`. */
+    actor: Actor | null;
+  }
+}
+
+export interface AuthDeps {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly resolvers: ResolverRegistry;
+  readonly limiter: RateLimiter;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const OAUTH_PREFIX = 'bso_';
+const PERSONAL_PREFIX = 'bsp_';
+const JOB_PREFIX = 'bsj_';
+
+/**
+ * Resolves every credential of SPEC "Authentication" in the order of reference §1.2
+ * (job token, OAuth-style string, personal token, session) and enforces the route's policy.
+ */
+export function createAuthHook(deps: AuthDeps) {
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const policy = request.routeOptions.config.policy;
+    if (!policy || policy.auth === 'none') return;
+    const found = await findCredential(deps, request, policy);
+    let actor = found?.actor ?? null;
+    if (found?.token) validateToken(deps, found.token);
+    if (actor && actor.user.state === 'blocked') throw new ForbiddenError('Your account has been blocked.');
+
+    const sudo = sudoValue(request);
+    if (sudo !== undefined) {
+      actor = await applySudo(deps, actor, found?.token ?? null, sudo);
+    } else if (actor && found?.token) {
+      const accepted = acceptedScopes(policy, request.method);
+      if (!found.token.scopes.some((s) => (accepted as readonly string[]).includes(s))) throw new InsufficientScopeError(accepted);
+    }
+
+    if (!actor && policy.auth === 'required') throw new UnauthorizedError();
+    if (policy.admin && !actor?.user.isAdmin) throw new ForbiddenError();
+    request.actor = actor;
+    await enforceApiLimits(deps, request, actor);
+    if (found?.token) deps.resolvers.current.tokenUsed?.(found.token.kind, found.token.id);
+  };
+}
+
+interface Found {
+  actor: Actor;
+  token: ResolvedToken | null;
+}
+
+async function findCredential(deps: AuthDeps, request: FastifyRequest, policy: RoutePolicy): Promise<Found | null> {
+  const resolvers = deps.resolvers.current;
+
+  if (policy.jobToken) {
+    const bearer = bearerToken(request);
+    const jobSecret = jobTokenValue(request) ?? (bearer?.startsWith(JOB_PREFIX) ? bearer : undefined);
+    if (jobSecret !== undefined) {
+      const job = resolvers.jobToken ? await resolvers.jobToken(jobSecret) : null;
+      if (!job || !job.running) throw new UnauthorizedError();
+      return {
+        actor: { user: job.user, credential: { kind: 'job_token', id: job.id, scopes: null, projectId: job.projectId } },
+        token: null,
+      };
+    }
+  }
+
+  const oauthSecret = oauthStyleToken(request);
+  // The prefix says which table a token lives in, so a token costs one indexed lookup.
+  if (oauthSecret !== undefined && !oauthSecret.startsWith(PERSONAL_PREFIX) && resolvers.oauthToken) {
+    const token = await resolvers.oauthToken(oauthSecret);
+    if (token) return { actor: actorFromToken(token), token };
+  }
+
+  const patSecret = privateToken(request);
+  if (patSecret !== undefined) {
+    const token = patSecret.startsWith(OAUTH_PREFIX) || !resolvers.accessToken ? null : await resolvers.accessToken(patSecret);
+    if (!token) throw new UnauthorizedError();
+    return { actor: actorFromToken(token), token };
+  }
+
+  if (policy.session !== false && resolvers.session) {
+    const session = await resolvers.session(request);
+    // A cookie on an unsafe method counts only with a valid CSRF token (reference §1.6).
+    if (session && (SAFE_METHODS.has(request.method) || resolvers.csrfTokenValid?.(request, session.id))) {
+      return { actor: { user: session.user, credential: { kind: 'session', id: session.id, scopes: null } }, token: null };
+    }
+  }
+  return null;
+}
+
+function actorFromToken(token: ResolvedToken): Actor {
+  return {
+    user: token.user,
+    credential: {
+      kind: token.kind,
+      id: token.id,
+      scopes: token.scopes,
+      ...(token.applicationUid ? { applicationUid: token.applicationUid } : {}),
+    },
+  };
+}
+
+/** AccessTokenValidationService order: expired, revoked, (scope), impersonation disabled. */
+function validateToken(deps: AuthDeps, token: ResolvedToken): void {
+  if (token.expiresAt !== null && token.expiresAt <= deps.clock.now()) throw InvalidTokenError.expired();
+  if (token.revoked) throw InvalidTokenError.revoked();
+  if (token.kind === 'impersonation_token' && !deps.config.impersonationEnabled) throw InvalidTokenError.impersonationDisabled();
+}
+
+/** Sudo checks in the order of reference §1.8. */
+async function applySudo(deps: AuthDeps, actor: Actor | null, token: ResolvedToken | null, value: string): Promise<Actor> {
+  if (!actor) throw new UnauthorizedError();
+  if (!actor.user.isAdmin) throw new ForbiddenError('Must be admin to use sudo');
+  if (!token || !isTokenCredential(actor.credential)) {
+    throw new ForbiddenError('Must be authenticated using an OAuth or personal access token to use sudo');
+  }
+  if (!token.scopes.includes('sudo')) throw new InsufficientScopeError(['sudo']);
+  const target = deps.resolvers.current.userByIdOrUsername ? await deps.resolvers.current.userByIdOrUsername(value) : null;
+  if (!target) throw new NotFoundMessageError(`404 User with ID or username '${value}' Not Found`);
+  return { user: target, credential: actor.credential, sudoer: actor.user };
+}
+
+async function enforceApiLimits(deps: AuthDeps, request: FastifyRequest, actor: Actor | null): Promise<void> {
+  const limits = deps.config.rateLimits;
+  if (actor) await deps.limiter.enforce('api_authenticated', `user:${actor.user.id}`, limits.api_authenticated);
+  else await deps.limiter.enforce('api_unauthenticated', `ip:${request.ip}`, limits.api_unauthenticated);
+}

@@ -1,0 +1,44 @@
+import type { Executor } from './db/index.js';
+
+/**
+ * Domain events published by the core inside the writer's transaction; subscribers
+ * (events, notifications) write with the same executor, so an action and its activity
+ * record commit or roll back together. The core never calls the areas built on it.
+ */
+export interface PushedRef {
+  ref: string;
+  refType: 'branch' | 'tag';
+  action: 'created' | 'pushed' | 'removed';
+  commitFrom: string | null;
+  commitTo: string | null;
+  commitCount: number;
+  commitTitle: string | null;
+}
+
+export type DomainEvent =
+  | { type: 'user_created'; userId: number; username: string; name: string; at: number }
+  | { type: 'user_renamed'; userId: number; username: string; name: string; at: number }
+  | { type: 'project_created'; projectId: number; authorId: number; at: number }
+  | { type: 'issue_opened' | 'issue_closed' | 'issue_reopened'; projectId: number; issueId: number; authorId: number; at: number }
+  | { type: 'note_created'; projectId: number | null; noteId: number; authorId: number; at: number }
+  | { type: 'member_joined' | 'member_left'; projectId: number | null; namespaceId: number | null; userId: number; at: number }
+  | { type: 'snippet_created'; projectId: number | null; snippetId: number; authorId: number; at: number }
+  | { type: 'project_removing'; projectId: number; storage: string; fullPath: string; at: number }
+  | { type: 'group_removing'; namespaceId: number; fullPath: string; at: number }
+  | { type: 'push_received'; projectId: number; authorId: number; refs: PushedRef[]; at: number };
+
+export type DomainEventType = DomainEvent['type'];
+type Handler = (event: DomainEvent, executor: Executor) => Promise<void>;
+
+export class DomainEventBus {
+  private readonly handlers: Handler[] = [];
+
+  subscribe(handler: Handler): void {
+    this.handlers.push(handler);
+  }
+
+  /** Runs every subscriber with the publisher's executor (its open transaction). */
+  async publish(event: DomainEvent, executor: Executor): Promise<void> {
+    for (const handler of this.handlers) await handler(event, executor);
+  }
+}

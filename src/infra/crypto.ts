@@ -1,0 +1,67 @@
+import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type BinaryLike, type ScryptOptions } from 'node:crypto';
+
+/** Type prefixes make a leaked secret recognisable (DESIGN.md §4). */
+export const TOKEN_PREFIX = {
+  personal: 'bsp_',
+  oauthAccess: 'bso_',
+  oauthRefresh: 'bsr_',
+  job: 'bsj_',
+  alertKey: 'bsa_',
+  clientSecret: 'bss_',
+} as const;
+
+/** 32 random bytes (256 bits) after the prefix, URL-safe. */
+export function generateToken(prefix: string, bytes = 32): string {
+  return prefix + randomBytes(bytes).toString('base64url');
+}
+
+export function sha256Hex(value: string | Buffer): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** Tokens and secrets are stored only as this digest. */
+export const digestToken = sha256Hex;
+
+/** Compares two secrets without leaking where they differ (digests first: equal lengths). */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = createHash('sha256').update(a).digest();
+  const right = createHash('sha256').update(b).digest();
+  return timingSafeEqual(left, right) && a.length === b.length;
+}
+
+function scrypt(password: BinaryLike, salt: BinaryLike, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scryptCallback(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+}
+
+const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 64 } as const;
+
+/** `scrypt$N$r$p$salt$hash`, so parameters can be raised later without breaking old hashes. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scrypt(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+  const parts = (stored ?? '').split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') {
+    // Spend the same effort on an unknown account as on a known one.
+    await scrypt(password, 'timing-equaliser', SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
+    return false;
+  }
+  const [, n, r, p, salt, hash] = parts as [string, string, string, string, string, string];
+  const expected = Buffer.from(hash, 'base64');
+  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: 256 * Number(n) * Number(r),
+  });
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+export function randomPassword(): string {
+  return randomBytes(18).toString('base64url');
+}

@@ -1,0 +1,21 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Database, Dialect } from './database.js';
+import { migrations } from './migrations/index.js';
+
+/** Migrations are listed in code so the compiled build carries them without file scanning. */
+class ListedMigrations implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+
+  getMigrations(): Promise<Record<string, Migration>> {
+    const out: Record<string, Migration> = {};
+    for (const [name, build] of Object.entries(migrations)) out[name] = build(this.dialect);
+    return Promise.resolve(out);
+  }
+}
+
+export async function migrateToLatest(db: Database, dialect: Dialect): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new ListedMigrations(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

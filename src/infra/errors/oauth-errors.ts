@@ -1,0 +1,67 @@
+/**
+ * RFC 6749 §5.2 errors, one class per code. The `/oauth` handler renders them as
+ * `{error, error_description}`; only `invalid_client` (and `unauthorized_client` at the
+ * token endpoint) answer 401, the rest 400 (RFC 6749 §5.2).
+ */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'access_denied'
+  | 'unsupported_response_type'
+  | 'server_error'
+  | 'invalid_token'
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token'
+  | 'invalid_redirect_uri'
+  | 'invalid_code_challenge_method'
+  | 'insufficient_scope';
+
+export const OAUTH_DESCRIPTIONS: Record<OAuthErrorCode, string> = {
+  invalid_request: 'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.',
+  invalid_client:
+    'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+  invalid_grant:
+    'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+  unauthorized_client: 'The client is not authorized to perform this request using this method.',
+  unsupported_grant_type: 'The authorization grant type is not supported by the authorization server.',
+  invalid_scope: 'The requested scope is invalid, unknown, or malformed.',
+  access_denied: 'The resource owner or authorization server denied the request.',
+  unsupported_response_type: 'The authorization server does not support this response type.',
+  server_error: 'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.',
+  invalid_token: 'The access token is invalid',
+  authorization_pending: "The authorization request is still pending as the end user hasn't yet completed the user-interaction steps.",
+  slow_down: 'The client is polling too quickly; increase the interval between requests by 5 seconds.',
+  expired_token: 'The device_code has expired, and the device authorization session has concluded.',
+  invalid_redirect_uri: "The requested redirect URI is malformed or doesn't match the client redirect URI.",
+  invalid_code_challenge_method: 'The code_challenge_method must be S256.',
+  insufficient_scope: 'The request requires higher privileges than provided by the access token.',
+};
+
+export class OAuthError extends Error {
+  readonly headers: Record<string, string> = {};
+  constructor(
+    readonly error: OAuthErrorCode,
+    description?: string,
+    readonly status: number = error === 'invalid_client' ? 401 : 400,
+  ) {
+    super(description ?? OAUTH_DESCRIPTIONS[error]);
+    this.name = 'OAuthError';
+  }
+
+  get description(): string {
+    return this.message;
+  }
+
+  body(): Record<string, string> {
+    return { error: this.error, error_description: this.description };
+  }
+
+  static missing(parameter: string): OAuthError {
+    return new OAuthError('invalid_request', `Missing required parameter: ${parameter}.`);
+  }
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import { BadRequestError } from '../errors/index.js';
+
+/**
+ * JSON bodies: an empty body reads as `{}` (clients send `Content-Type: application/json`
+ * with nothing on bodiless calls), prototype keys are refused, and a syntax error is a 400.
+ */
+export function installJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser(['application/json']);
+  const parse = (body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, {});
+    try {
+      // The reviver costs time, so it runs only when a body names `__proto__`.
+      const parsed: unknown = text.includes('"__proto__"')
+        ? JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value))
+        : JSON.parse(text);
+      done(null, parsed);
+    } catch (error) {
+      done(new BadRequestError(`400 Bad request - Malformed JSON body: ${(error as Error).message}`), undefined);
+    }
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => parse(body, done));
+  app.addContentTypeParser(/^application\/[a-z.+-]*\+json$/, { parseAs: 'string' }, (_request, body, done) => parse(body, done));
+}

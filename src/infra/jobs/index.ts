@@ -1,0 +1,2 @@
+export { JobQueue } from './job-queue.js';
+export type { JobHandler, JobContext } from './job-queue.js';

@@ -1,0 +1,209 @@
+import type { FastifyRequest } from 'fastify';
+import type { Actor } from '../../infra/auth/index.js';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../infra/errors/index.js';
+import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import type { Platform } from '../../infra/platform.js';
+import { mapToken, mapUser, mapUserBasic, mapUserPublic, mapUserWithAdmin } from './identity.presenter.js';
+import * as S from './identity.schemas.js';
+import type { TokenRow } from './tokens.repository.js';
+import type { TokensService } from './tokens.service.js';
+import type { UserRow } from './users.repository.js';
+import type { UsersService } from './users.service.js';
+
+export interface IdentityRouteDeps {
+  platform: Platform;
+  users: UsersService;
+  tokens: TokensService;
+}
+
+function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw new UnauthorizedError();
+  return request.actor;
+}
+
+/** Users and their tokens (DESIGN.md §4). Policy sits beside each route. */
+export function identityRoutes(app: ApiApp, { platform, users, tokens }: IdentityRouteDeps): void {
+  const base = platform.config.externalUrl;
+  const now = () => platform.clock.now();
+  const present = (user: UserRow, viewer: Actor | null) => {
+    if (viewer?.user.isAdmin) return mapUserWithAdmin(user, base);
+    if (viewer?.user.id === user.id) return mapUserPublic(user, base);
+    return mapUser(user, base);
+  };
+  const ownTokenOr404 = async (id: number | 'self', actor: Actor): Promise<TokenRow> => {
+    const row = id === 'self' ? await tokens.findById(actor.credential.id) : await tokens.findById(id);
+    if (id === 'self' && actor.credential.kind === 'session') throw new NotFoundError('Personal Access Token');
+    if (!row || (row.user_id !== actor.user.id && !actor.user.isAdmin)) throw new NotFoundError('Personal Access Token');
+    return row;
+  };
+
+  app.get('/user', { config: { policy: { auth: 'required', scopes: ['read_user'] } } }, async (request) => {
+    const actor = actorOf(request);
+    const user = await users.get(actor.user.id);
+    return actor.user.isAdmin ? mapUserWithAdmin(user, base) : mapUserPublic(user, base);
+  });
+
+  app.get(
+    '/users',
+    { schema: { querystring: S.ListUsersQuery }, config: { policy: { auth: 'optional', scopes: ['read_user'] } } },
+    async (request, reply) => {
+      const { username, search, active, blocked, humans } = request.query;
+      if (!request.actor && !username) throw new ForbiddenError('Not authorized to access /api/v4/users');
+      const page = pageOf(request.query);
+      const { rows, total } = await users.list({ username, search, active, blocked, humans }, page.limit, page.offset);
+      setPaginationHeaders(request, reply, page, total, base);
+      return rows.map((u) => (request.actor?.user.isAdmin ? mapUserWithAdmin(u, base) : mapUserBasic(u, base)));
+    },
+  );
+
+  app.get(
+    '/users/:id',
+    { schema: { params: S.UserIdParams }, config: { policy: { auth: 'optional', scopes: ['read_user'] } } },
+    async (request) => {
+      if (!request.actor) throw new ForbiddenError('Not authorized!');
+      return present(await users.get(request.params.id), request.actor);
+    },
+  );
+
+  app.post(
+    '/users',
+    { schema: { body: S.CreateUserBody }, config: { policy: { auth: 'required', admin: true } } },
+    async (request, reply) => {
+      const user = await users.create(request.body);
+      return reply.code(201).send(mapUserWithAdmin(user, base));
+    },
+  );
+
+  app.put(
+    '/users/:id',
+    { schema: { params: S.UserIdParams, body: S.UpdateUserBody }, config: { policy: { auth: 'required', admin: true } } },
+    async (request) => {
+      await users.get(request.params.id);
+      return mapUserWithAdmin(await users.update(request.params.id, request.body), base);
+    },
+  );
+
+  app.post(
+    '/users/:id/block',
+    { schema: { params: S.UserIdParams }, config: { policy: { auth: 'required', admin: true } } },
+    async (request, reply) => {
+      await users.setState(request.params.id, 'blocked');
+      return reply.code(201).send(true);
+    },
+  );
+
+  app.post(
+    '/users/:id/unblock',
+    { schema: { params: S.UserIdParams }, config: { policy: { auth: 'required', admin: true } } },
+    async (request, reply) => {
+      await users.setState(request.params.id, 'active');
+      return reply.code(201).send(true);
+    },
+  );
+
+  app.post(
+    '/user/personal_access_tokens',
+    { schema: { body: S.CreateTokenBody }, config: { policy: { auth: 'required' } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const created = await tokens.create(actor.user.id, 'personal', request.body, { createdById: actor.user.id });
+      return reply.code(201).send(mapToken(created.row, now(), created.token));
+    },
+  );
+
+  app.post(
+    '/users/:user_id/personal_access_tokens',
+    { schema: { params: S.UserTokenParams, body: S.CreateTokenBody }, config: { policy: { auth: 'required', admin: true } } },
+    async (request, reply) => {
+      const user = await users.get(request.params.user_id);
+      const created = await tokens.create(user.id, 'personal', request.body, { createdById: actorOf(request).user.id });
+      return reply.code(201).send(mapToken(created.row, now(), created.token));
+    },
+  );
+
+  app.get(
+    '/personal_access_tokens',
+    { schema: { querystring: S.ListTokensQuery }, config: { policy: { auth: 'required' } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const userId = actor.user.isAdmin ? (request.query.user_id ?? null) : actor.user.id;
+      const page = pageOf(request.query);
+      const { rows, total } = await tokens.list(userId, ['personal'], page.limit, page.offset);
+      setPaginationHeaders(request, reply, page, total, base);
+      return rows.map((row) => mapToken(row, now()));
+    },
+  );
+
+  app.get(
+    '/personal_access_tokens/:id',
+    { schema: { params: S.TokenIdParams }, config: { policy: { auth: 'required' } } },
+    async (request) => {
+      return mapToken(await ownTokenOr404(request.params.id, actorOf(request)), now());
+    },
+  );
+
+  app.delete(
+    '/personal_access_tokens/:id',
+    { schema: { params: S.TokenIdParams }, config: { policy: { auth: 'required' } } },
+    async (request, reply) => {
+      const row = await ownTokenOr404(request.params.id, actorOf(request));
+      await tokens.revoke(row);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/personal_access_tokens/:id/rotate',
+    { schema: { params: S.TokenIdParams, body: S.RotateTokenBody }, config: { policy: { auth: 'required' } } },
+    async (request) => {
+      const row = await ownTokenOr404(request.params.id, actorOf(request));
+      if (row.revoked === 1) throw new UnauthorizedError();
+      const created = await tokens.rotate(row, request.body?.expires_at);
+      return mapToken(created.row, now(), created.token);
+    },
+  );
+
+  app.post(
+    '/users/:user_id/impersonation_tokens',
+    { schema: { params: S.UserTokenParams, body: S.CreateTokenBody }, config: { policy: { auth: 'required', admin: true } } },
+    async (request, reply) => {
+      const user = await users.get(request.params.user_id);
+      const created = await tokens.create(user.id, 'impersonation', request.body, { createdById: actorOf(request).user.id });
+      return reply.code(201).send(mapToken(created.row, now(), created.token));
+    },
+  );
+
+  app.get(
+    '/users/:user_id/impersonation_tokens',
+    { schema: { params: S.UserTokenParams, querystring: S.ImpersonationListQuery }, config: { policy: { auth: 'required', admin: true } } },
+    async (request, reply) => {
+      await users.get(request.params.user_id);
+      const page = pageOf(request.query);
+      const { rows, total } = await tokens.list(request.params.user_id, ['impersonation'], page.limit, page.offset);
+      setPaginationHeaders(request, reply, page, total, base);
+      const state = request.query.state ?? 'all';
+      return rows.map((row) => mapToken(row, now())).filter((t) => state === 'all' || t.active === (state === 'active'));
+    },
+  );
+
+  app.get(
+    '/users/:user_id/impersonation_tokens/:token_id',
+    { schema: { params: S.ImpersonationParams }, config: { policy: { auth: 'required', admin: true } } },
+    async (request) => {
+      const row = await tokens.findById(request.params.token_id);
+      if (!row || row.user_id !== request.params.user_id || row.kind !== 'impersonation') throw new NotFoundError('Impersonation Token');
+      return mapToken(row, now());
+    },
+  );
+
+  app.delete(
+    '/users/:user_id/impersonation_tokens/:token_id',
+    { schema: { params: S.ImpersonationParams }, config: { policy: { auth: 'required', admin: true } } },
+    async (request, reply) => {
+      const row = await tokens.findById(request.params.token_id);
+      if (!row || row.user_id !== request.params.user_id || row.kind !== 'impersonation') throw new NotFoundError('Impersonation Token');
+      await tokens.revoke(row);
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,108 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../infra/db/index.js';
+import type { PersonalAccessTokensTable } from '../../infra/db/tables/core.js';
+import type { UserRow } from './users.repository.js';
+
+export type TokenRow = Selectable<PersonalAccessTokensTable>;
+export type TokenKind = TokenRow['kind'];
+
+export interface NewToken {
+  userId: number;
+  name: string;
+  digest: string;
+  kind: TokenKind;
+  scopes: readonly string[];
+  expiresAt: number | null;
+  resourceKind?: 'project' | 'namespace';
+  resourceId?: number;
+  accessLevel?: number;
+  createdById: number | null;
+  previousTokenId?: number | null;
+  now: number;
+}
+
+export interface TokenWithUser {
+  token: TokenRow;
+  user: Pick<UserRow, 'id' | 'username' | 'is_admin' | 'state' | 'bot'>;
+}
+
+export class TokensRepository {
+  constructor(private readonly db: Executor) {}
+
+  withExecutor(executor: Executor): TokensRepository {
+    return new TokensRepository(executor);
+  }
+
+  insert(token: NewToken): Promise<TokenRow> {
+    return this.db
+      .insertInto('personal_access_tokens')
+      .values({
+        user_id: token.userId,
+        name: token.name,
+        token_digest: token.digest,
+        kind: token.kind,
+        scopes: token.scopes.join(' '),
+        expires_at: token.expiresAt,
+        resource_kind: token.resourceKind ?? null,
+        resource_id: token.resourceId ?? null,
+        access_level: token.accessLevel ?? null,
+        created_by_id: token.createdById,
+        previous_token_id: token.previousTokenId ?? null,
+        created_at: token.now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  /** The hot path: one indexed lookup by digest, joined with the owner. */
+  async findByDigestWithUser(digest: string): Promise<TokenWithUser | undefined> {
+    const row = await this.db
+      .selectFrom('personal_access_tokens as t')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .selectAll('t')
+      .select(['u.username as u_username', 'u.is_admin as u_is_admin', 'u.state as u_state', 'u.bot as u_bot'])
+      .where('t.token_digest', '=', digest)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { u_username, u_is_admin, u_state, u_bot, ...token } = row;
+    return { token, user: { id: token.user_id, username: u_username, is_admin: u_is_admin, state: u_state, bot: u_bot } };
+  }
+
+  findById(id: number): Promise<TokenRow | undefined> {
+    return this.db.selectFrom('personal_access_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async listForUser(
+    userId: number | null,
+    kinds: readonly TokenKind[],
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: TokenRow[]; total: number }> {
+    let query = this.db.selectFrom('personal_access_tokens').where('kind', 'in', kinds);
+    if (userId !== null) query = query.where('user_id', '=', userId);
+    const [rows, count] = await Promise.all([
+      query.selectAll().orderBy('id', 'asc').limit(limit).offset(offset).execute(),
+      query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
+  }
+
+  async listForResource(kind: 'project' | 'namespace', resourceId: number): Promise<TokenRow[]> {
+    return this.db
+      .selectFrom('personal_access_tokens')
+      .selectAll()
+      .where('resource_kind', '=', kind)
+      .where('resource_id', '=', resourceId)
+      .orderBy('id', 'asc')
+      .execute();
+  }
+
+  async revoke(id: number): Promise<void> {
+    await this.db.updateTable('personal_access_tokens').set({ revoked: 1 }).where('id', '=', id).execute();
+  }
+
+  async touch(ids: readonly number[], at: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('personal_access_tokens').set({ last_used_at: at }).where('id', 'in', ids).execute();
+  }
+}

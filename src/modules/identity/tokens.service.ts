@@ -1,0 +1,194 @@
+import type { Clock } from '../../infra/clock.js';
+import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js';
+import type { Database, Executor } from '../../infra/db/index.js';
+import { API_SCOPES, type CredentialKind, type ResolvedToken } from '../../infra/auth/index.js';
+import { NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
+import { TokensRepository, type TokenKind, type TokenRow } from './tokens.repository.js';
+import { toActorUser } from './users.service.js';
+
+export interface CreateTokenInput {
+  name: string;
+  scopes: readonly string[];
+  /** `YYYY-MM-DD`; the token stops working at the start of that day (UTC). */
+  expires_at?: string | null | undefined;
+}
+
+export interface CreatedToken {
+  row: TokenRow;
+  /** The secret, shown once. */
+  token: string;
+}
+
+const CACHE_TTL_MS = 5_000;
+const CACHE_MAX = 10_000;
+const TOUCH_INTERVAL_MS = 60_000;
+
+const KIND_TO_CREDENTIAL: Record<TokenKind, CredentialKind> = {
+  personal: 'personal_token',
+  impersonation: 'impersonation_token',
+  project: 'project_token',
+  group: 'group_token',
+};
+
+export function parseExpiry(value: string | null | undefined, now: number, messages: ValidationMessages): number | null {
+  if (value === undefined || value === null || value === '') return null;
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const ms = match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : NaN;
+  if (!match || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) {
+    messages.expires_at = ['is invalid'];
+    return null;
+  }
+  if (ms <= now) messages.expires_at = ['must be in the future'];
+  return ms;
+}
+
+export function validateScopes(scopes: readonly string[], allowed: readonly string[], messages: ValidationMessages): void {
+  if (scopes.length === 0) messages.scopes = ["can't be blank"];
+  else if (scopes.some((s) => !allowed.includes(s))) messages.scopes = ['can only contain available scopes'];
+}
+
+/**
+ * Personal, impersonation, project and group access tokens. Secrets are random, prefixed
+ * `bsp_` and stored as SHA-256 digests; a positive lookup is cached briefly and dropped on
+ * revocation, and `last_used_at` is written at most once a minute per token, in batches.
+ */
+export class TokensService {
+  private readonly tokens: TokensRepository;
+  private readonly cache = new Map<string, { value: ResolvedToken; until: number }>();
+  private readonly lastTouched = new Map<number, number>();
+  private readonly pendingTouches = new Set<number>();
+  private flushTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {
+    this.tokens = new TokensRepository(db);
+  }
+
+  async create(
+    userId: number,
+    kind: TokenKind,
+    input: CreateTokenInput,
+    options: {
+      createdById: number | null;
+      executor?: Executor;
+      resource?: { kind: 'project' | 'namespace'; id: number; accessLevel: number };
+      secret?: string;
+      previousTokenId?: number;
+    },
+  ): Promise<CreatedToken> {
+    const now = this.clock.now();
+    const messages: ValidationMessages = {};
+    if (input.name.trim() === '') messages.name = ["can't be blank"];
+    validateScopes(input.scopes, API_SCOPES, messages);
+    const expiresAt = parseExpiry(input.expires_at, now, messages);
+    if (Object.keys(messages).length > 0) throw new ValidationError(messages);
+    const token = options.secret ?? generateToken(TOKEN_PREFIX.personal);
+    const repo = options.executor ? this.tokens.withExecutor(options.executor) : this.tokens;
+    const row = await repo.insert({
+      userId,
+      name: input.name,
+      digest: digestToken(token),
+      kind,
+      scopes: [...new Set(input.scopes)],
+      expiresAt,
+      createdById: options.createdById,
+      now,
+      previousTokenId: options.previousTokenId ?? null,
+      ...(options.resource
+        ? { resourceKind: options.resource.kind, resourceId: options.resource.id, accessLevel: options.resource.accessLevel }
+        : {}),
+    });
+    return { row, token };
+  }
+
+  /** The auth port: a secret to its token and owner, or null. */
+  async resolve(secret: string): Promise<ResolvedToken | null> {
+    const digest = digestToken(secret);
+    const now = this.clock.now();
+    const cached = this.cache.get(digest);
+    if (cached && cached.until > now) return cached.value;
+    const found = await this.tokens.findByDigestWithUser(digest);
+    if (!found) return null;
+    const value: ResolvedToken = {
+      user: toActorUser(found.user),
+      kind: KIND_TO_CREDENTIAL[found.token.kind],
+      id: found.token.id,
+      scopes: found.token.scopes.split(' ').filter(Boolean),
+      expiresAt: found.token.expires_at,
+      revoked: found.token.revoked === 1,
+    };
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(digest, { value, until: now + CACHE_TTL_MS });
+    return value;
+  }
+
+  /** Queues a `last_used_at` write unless this token was written in the last minute. */
+  markUsed(id: number): void {
+    const now = this.clock.now();
+    if (now - (this.lastTouched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
+    this.lastTouched.set(id, now);
+    this.pendingTouches.add(id);
+    if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => void this.flushTouches(), 1000);
+      this.flushTimer.unref();
+    }
+  }
+
+  async flushTouches(): Promise<void> {
+    this.flushTimer = null;
+    const ids = [...this.pendingTouches];
+    this.pendingTouches.clear();
+    await this.tokens.touch(ids, this.clock.now()).catch(() => undefined);
+  }
+
+  async get(id: number): Promise<TokenRow> {
+    const row = await this.tokens.findById(id);
+    if (!row) throw new NotFoundError('Personal Access Token');
+    return row;
+  }
+
+  findById(id: number): Promise<TokenRow | undefined> {
+    return this.tokens.findById(id);
+  }
+
+  list(userId: number | null, kinds: readonly TokenKind[], limit: number, offset: number) {
+    return this.tokens.listForUser(userId, kinds, limit, offset);
+  }
+
+  listForResource(kind: 'project' | 'namespace', id: number) {
+    return this.tokens.listForResource(kind, id);
+  }
+
+  async revoke(row: TokenRow): Promise<void> {
+    await this.tokens.revoke(row.id);
+    this.forget(row.token_digest);
+  }
+
+  /** Revokes the token and issues a new one with the same name, scopes and owner. */
+  async rotate(row: TokenRow, expiresAt: string | null | undefined): Promise<CreatedToken> {
+    return this.db.transaction().execute(async (trx) => {
+      await this.tokens.withExecutor(trx).revoke(row.id);
+      this.forget(row.token_digest);
+      const defaultExpiry = new Date(this.clock.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+      return this.create(
+        row.user_id,
+        row.kind,
+        { name: row.name, scopes: row.scopes.split(' '), expires_at: expiresAt ?? defaultExpiry },
+        {
+          createdById: row.created_by_id,
+          executor: trx,
+          previousTokenId: row.id,
+          ...(row.resource_kind && row.resource_id !== null && row.access_level !== null
+            ? { resource: { kind: row.resource_kind as 'project' | 'namespace', id: row.resource_id, accessLevel: row.access_level } }
+            : {}),
+        },
+      );
+    });
+  }
+
+  private forget(digest: string): void {
+    this.cache.delete(digest);
+  }
+}

@@ -1,0 +1,174 @@
+import type { DomainEventBus } from '../../infra/bus.js';
+import type { Clock } from '../../infra/clock.js';
+import { hashPassword, randomPassword, verifyPassword } from '../../infra/crypto.js';
+import { isUniqueViolation, type Database } from '../../infra/db/index.js';
+import { ConflictError, NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
+import { pathProblem } from '../../infra/reserved-names.js';
+import type { ActorUser } from '../../infra/auth/index.js';
+import { UsersRepository, type UserFilter, type UserRow, type UserUpdate } from './users.repository.js';
+
+export interface CreateUserInput {
+  username: string;
+  name: string;
+  email: string;
+  password?: string | undefined;
+  admin?: boolean | undefined;
+  bot?: boolean | undefined;
+  bio?: string | undefined;
+  private_profile?: boolean | null | undefined;
+  skip_confirmation?: boolean | undefined;
+}
+
+export interface UpdateUserInput {
+  name?: string | undefined;
+  email?: string | undefined;
+  bio?: string | undefined;
+  private_profile?: boolean | null | undefined;
+  public_email?: string | null | undefined;
+  admin?: boolean | undefined;
+  password?: string | undefined;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const BIO_MAX = 255;
+
+function checkProfile(
+  input: { bio?: string | undefined; email?: string | undefined; name?: string | undefined; password?: string | undefined },
+  messages: ValidationMessages,
+): void {
+  if (input.bio !== undefined && input.bio.length > BIO_MAX) messages.bio = [`is too long (maximum is ${BIO_MAX} characters)`];
+  if (input.email !== undefined && (!EMAIL.test(input.email) || input.email.length > 255)) messages.email = ['is invalid'];
+  if (input.name !== undefined && input.name.trim() === '') messages.name = ["can't be blank"];
+  if (input.name !== undefined && input.name.length > 255) messages.name = ['is too long (maximum is 255 characters)'];
+  if (input.password !== undefined && input.password.length < 8) messages.password = ['is too short (minimum is 8 characters)'];
+}
+
+export const toActorUser = (row: Pick<UserRow, 'id' | 'username' | 'is_admin' | 'state' | 'bot'>): ActorUser => ({
+  id: row.id,
+  username: row.username,
+  isAdmin: row.is_admin === 1,
+  state: row.state,
+  bot: row.bot === 1,
+});
+
+export class UsersService {
+  private readonly users: UsersRepository;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly bus: DomainEventBus,
+  ) {
+    this.users = new UsersRepository(db);
+  }
+
+  async create(input: CreateUserInput): Promise<UserRow> {
+    const messages: ValidationMessages = {};
+    const usernameProblem = pathProblem(input.username, true);
+    if (usernameProblem) messages.username = [usernameProblem];
+    checkProfile(input, messages);
+    if (Object.keys(messages).length > 0) throw new ValidationError(messages);
+    if (await this.users.findByUsername(input.username)) throw new ConflictError('Username has already been taken');
+    const passwordHash = await hashPassword(input.password ?? randomPassword());
+    const now = this.clock.now();
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const user = await this.users.withExecutor(trx).insert({
+          username: input.username,
+          name: input.name,
+          email: input.email,
+          passwordHash,
+          isAdmin: input.admin ?? false,
+          bot: input.bot ?? false,
+          // Version 4 accepts `private_profile: null` and reads it as false (SPEC "Versioning").
+          privateProfile: input.private_profile ?? false,
+          bio: input.bio ?? '',
+          confirmedAt: input.skip_confirmation === false ? null : now,
+          now,
+        });
+        await this.bus.publish({ type: 'user_created', userId: user.id, username: user.username, name: user.name, at: now }, trx);
+        return user;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        const taken = String((error as Error).message).includes('email')
+          ? 'Email has already been taken'
+          : 'Username has already been taken';
+        throw new ConflictError(taken);
+      }
+      throw error;
+    }
+  }
+
+  async update(id: number, input: UpdateUserInput): Promise<UserRow> {
+    const messages: ValidationMessages = {};
+    checkProfile(input, messages);
+    if (Object.keys(messages).length > 0) throw new ValidationError(messages);
+    const changes: UserUpdate = { updated_at: this.clock.now() };
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.email !== undefined) Object.assign(changes, { email: input.email, email_lower: input.email.toLowerCase() });
+    if (input.bio !== undefined) changes.bio = input.bio;
+    if (input.private_profile !== undefined) changes.private_profile = input.private_profile ? 1 : 0;
+    if (input.public_email !== undefined) changes.public_email = input.public_email;
+    if (input.admin !== undefined) changes.is_admin = input.admin ? 1 : 0;
+    if (input.password !== undefined) changes.password_hash = await hashPassword(input.password);
+    try {
+      const row = await this.users.update(id, changes);
+      if (!row) throw new NotFoundError('User');
+      return row;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError('Email has already been taken');
+      throw error;
+    }
+  }
+
+  async setState(id: number, state: 'active' | 'blocked'): Promise<UserRow> {
+    const row = await this.users.update(id, { state, updated_at: this.clock.now() });
+    if (!row) throw new NotFoundError('User');
+    return row;
+  }
+
+  findById(id: number): Promise<UserRow | undefined> {
+    return this.users.findById(id);
+  }
+
+  /** Users by id, for presenting authors of many rows with one query. */
+  async mapByIds(ids: readonly (number | null)[]): Promise<Map<number, UserRow>> {
+    const rows = await this.users.findManyByIds(ids.filter((id): id is number => id !== null));
+    return new Map(rows.map((u) => [u.id, u]));
+  }
+
+  findByUsername(username: string): Promise<UserRow | undefined> {
+    return this.users.findByUsername(username);
+  }
+
+  async get(id: number): Promise<UserRow> {
+    const user = await this.users.findById(id);
+    if (!user) throw new NotFoundError('User');
+    return user;
+  }
+
+  /** Sudo and `/users/:id` take a numeric ID or a case-insensitive username. */
+  findByIdOrUsername(value: string): Promise<UserRow | undefined> {
+    return /^\d+$/.test(value) ? this.users.findById(Number(value)) : this.users.findByUsername(value);
+  }
+
+  list(filter: UserFilter, limit: number, offset: number) {
+    return this.users.list(filter, limit, offset);
+  }
+
+  /** Username or email plus password; `null` when they do not match an active account. */
+  async authenticate(login: string, password: string): Promise<UserRow | null> {
+    const user = await this.users.findByLogin(login);
+    const ok = await verifyPassword(password, user?.password_hash ?? null);
+    return ok && user ? user : null;
+  }
+
+  async recordSignIn(user: UserRow): Promise<void> {
+    await this.users.update(user.id, { last_sign_in_at: user.current_sign_in_at, current_sign_in_at: this.clock.now() });
+  }
+
+  countUsers(): Promise<number> {
+    return this.users.count();
+  }
+}

@@ -1,0 +1,90 @@
+import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import { AccessLevel } from './access.js';
+import { mapGroup, mapProject } from './projects.presenter.js';
+import * as S from './projects.schemas.js';
+import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
+
+export function groupsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
+  const { platform, access, lookup, groups, projects } = deps;
+  const base = platform.config.externalUrl;
+  const parentNames = async (group: Parameters<typeof mapGroup>[0]) =>
+    (await groups.ancestry(group)).filter((g) => g.id !== group.id).map((g) => g.name);
+
+  app.post('/groups', { schema: { body: S.CreateGroupBody }, config: { policy: { auth: 'required' } } }, async (request, reply) => {
+    const group = await groups.create(requireActor(request), request.body);
+    return reply.code(201).send(mapGroup(group, base, await parentNames(group)));
+  });
+
+  app.get('/groups', { schema: { querystring: S.ListGroupsQuery }, config: { policy: { auth: 'optional' } } }, async (request, reply) => {
+    const page = pageOf(request.query);
+    const ids = await access.visibleGroupIds(request.actor);
+    const { rows, total } = await groups.list(
+      {
+        ids,
+        ...(request.query.search ? { search: request.query.search } : {}),
+        ...(request.query.top_level_only ? { topLevelOnly: true } : {}),
+      },
+      page.limit,
+      page.offset,
+    );
+    setPaginationHeaders(request, reply, page, total, base);
+    return Promise.all(rows.map(async (g) => mapGroup(g, base, await parentNames(g))));
+  });
+
+  app.get('/groups/:id', { schema: { params: S.RefParams }, config: { policy: { auth: 'optional' } } }, async (request) => {
+    const { group } = await lookup.group(request, request.params.id);
+    return mapGroup(group, base, await parentNames(group));
+  });
+
+  app.put(
+    '/groups/:id',
+    { schema: { params: S.RefParams, body: S.UpdateGroupBody }, config: { policy: { auth: 'required' } } },
+    async (request) => {
+      const { group } = await lookup.group(request, request.params.id, AccessLevel.OWNER);
+      const updated = await groups.update(group, request.body);
+      return mapGroup(updated, base, await parentNames(updated));
+    },
+  );
+
+  app.delete('/groups/:id', { schema: { params: S.RefParams }, config: { policy: { auth: 'required' } } }, async (request, reply) => {
+    const { group } = await lookup.group(request, request.params.id, AccessLevel.OWNER);
+    checkUnmodifiedSince(request, group.updated_at);
+    await groups.scheduleRemoval(group);
+    return reply.code(202).send({ message: '202 Accepted' });
+  });
+
+  app.get(
+    '/groups/:id/subgroups',
+    { schema: { params: S.RefParams, querystring: S.ListGroupsQuery }, config: { policy: { auth: 'optional' } } },
+    async (request, reply) => {
+      const { group } = await lookup.group(request, request.params.id);
+      const page = pageOf(request.query);
+      const ids = await access.visibleGroupIds(request.actor);
+      const { rows, total } = await groups.list({ ids, parentId: group.id }, page.limit, page.offset);
+      setPaginationHeaders(request, reply, page, total, base);
+      return Promise.all(rows.map(async (g) => mapGroup(g, base, await parentNames(g))));
+    },
+  );
+
+  app.get(
+    '/groups/:id/projects',
+    { schema: { params: S.RefParams, querystring: S.ListProjectsQuery }, config: { policy: { auth: 'optional' } } },
+    async (request, reply) => {
+      const { group } = await lookup.group(request, request.params.id);
+      const page = pageOf(request.query);
+      const { rows, total } = await projects.list(
+        request.actor,
+        {
+          namespaceIds: [group.id],
+          orderBy: request.query.order_by ?? 'created_at',
+          sort: request.query.sort ?? 'desc',
+          search: request.query.search,
+        },
+        page.limit,
+        page.offset,
+      );
+      setPaginationHeaders(request, reply, page, total, base);
+      return rows.map((p) => mapProject(p, base, { namespace: group, admin: request.actor?.user.isAdmin ?? false }));
+    },
+  );
+}

@@ -1,0 +1,90 @@
+import type { ApiApp } from '../../infra/http/index.js';
+import type { Platform } from '../../infra/platform.js';
+import type { IdentityModule } from '../identity/index.js';
+import { AccessPolicy } from './access.js';
+import { groupsRoutes } from './groups.routes.js';
+import { GroupsService } from './groups.service.js';
+import { issuesRoutes } from './issues.routes.js';
+import { IssuesService } from './issues.service.js';
+import { membersRoutes } from './members.routes.js';
+import { MembersService } from './members.service.js';
+import { NamespacesRepository } from './namespaces.repository.js';
+import { ProjectLookup } from './projects.lookup.js';
+import { projectsRoutes } from './projects.routes.js';
+import { ProjectsService } from './projects.service.js';
+import { registerRemovalJobs } from './removal.jobs.js';
+import type { ProjectsRouteDeps } from './route-deps.js';
+import { snippetsRoutes } from './snippets.routes.js';
+import { SnippetsService } from './snippets.service.js';
+
+export { AccessLevel, AccessPolicy, MEMBER_LEVELS } from './access.js';
+export type { ProjectRow } from './projects.repository.js';
+export type { NamespaceRow } from './namespaces.repository.js';
+export type { IssueRow, NoteRow } from './issues.repository.js';
+export type { SnippetRow } from './snippets.repository.js';
+export type { MemberRow } from './members.repository.js';
+export { ProjectLookup } from './projects.lookup.js';
+export type { ProjectsService } from './projects.service.js';
+export type { GroupsService } from './groups.service.js';
+export type { IssuesService } from './issues.service.js';
+export type { MembersService } from './members.service.js';
+export type { SnippetsService } from './snippets.service.js';
+export { mapIssue, mapNote, mapProject, mapGroup } from './projects.presenter.js';
+
+export interface ProjectsModule {
+  readonly access: AccessPolicy;
+  readonly lookup: ProjectLookup;
+  readonly groups: GroupsService;
+  readonly projects: ProjectsService;
+  readonly members: MembersService;
+  readonly issues: IssuesService;
+  readonly snippets: SnippetsService;
+  routes(app: ApiApp): void;
+}
+
+export function createProjectsModule(platform: Platform, identity: IdentityModule): ProjectsModule {
+  const { db, clock, bus, jobs, config } = platform;
+  const storages = Object.keys(config.storages);
+  const access = new AccessPolicy(db, clock);
+  const groups = new GroupsService(db, clock, access, jobs);
+  const projects = new ProjectsService(db, clock, bus, access, jobs, storages);
+  const members = new MembersService(db, clock, bus);
+  const issues = new IssuesService(db, clock, bus);
+  const snippets = new SnippetsService(db, clock, bus, storages[0] ?? 'default');
+  const lookup = new ProjectLookup(projects, groups, access, config.externalUrl);
+
+  // Every user owns a personal namespace named after them, created in the same transaction.
+  bus.subscribe(async (event, executor) => {
+    if (event.type !== 'user_created') return;
+    await new NamespacesRepository(executor).insert({
+      kind: 'user',
+      name: event.name,
+      path: event.username,
+      fullPath: event.username,
+      parentId: null,
+      ownerId: event.userId,
+      visibility: 'public',
+      description: '',
+      now: event.at,
+    });
+  });
+  registerRemovalJobs(db, jobs, bus, clock);
+
+  const deps: ProjectsRouteDeps = { platform, users: identity.users, access, lookup, groups, projects, members, issues, snippets };
+  return {
+    access,
+    lookup,
+    groups,
+    projects,
+    members,
+    issues,
+    snippets,
+    routes: (app) => {
+      groupsRoutes(app, deps);
+      projectsRoutes(app, deps);
+      membersRoutes(app, deps);
+      issuesRoutes(app, deps);
+      snippetsRoutes(app, deps);
+    },
+  };
+}

@@ -1,0 +1,158 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Executor } from '../../infra/db/index.js';
+import type { IssuesTable, NotesTable } from '../../infra/db/tables/core.js';
+
+export type IssueRow = Selectable<IssuesTable>;
+export type NoteRow = Selectable<NotesTable>;
+
+export interface IssueFilter {
+  state?: 'opened' | 'closed' | undefined;
+  search?: string | undefined;
+  issueType?: string | undefined;
+  authorId?: number | undefined;
+  iids?: number[] | undefined;
+  orderBy: 'created_at' | 'updated_at';
+  sort: 'asc' | 'desc';
+  /** Confidential issues are shown only to these callers. */
+  includeConfidential: boolean;
+  viewerId: number | null;
+}
+
+const escapeLike = (value: string) => value.replace(/[%_\\]/g, (c) => `\\${c}`);
+
+export class IssuesRepository {
+  constructor(private readonly db: Executor) {}
+
+  withExecutor(executor: Executor): IssuesRepository {
+    return new IssuesRepository(executor);
+  }
+
+  insert(values: {
+    projectId: number;
+    iid: number;
+    title: string;
+    description: string;
+    issueType: string;
+    confidential: boolean;
+    authorId: number;
+    now: number;
+  }): Promise<IssueRow> {
+    return this.db
+      .insertInto('issues')
+      .values({
+        project_id: values.projectId,
+        iid: values.iid,
+        title: values.title,
+        description: values.description,
+        issue_type: values.issueType,
+        confidential: values.confidential ? 1 : 0,
+        author_id: values.authorId,
+        created_at: values.now,
+        updated_at: values.now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  findByIid(projectId: number, iid: number): Promise<IssueRow | undefined> {
+    return this.db.selectFrom('issues').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst();
+  }
+
+  findById(id: number): Promise<IssueRow | undefined> {
+    return this.db.selectFrom('issues').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async list(projectId: number, filter: IssueFilter, limit: number, offset: number): Promise<{ rows: IssueRow[]; total: number }> {
+    let query = this.db.selectFrom('issues').where('project_id', '=', projectId);
+    if (filter.state) query = query.where('state', '=', filter.state);
+    if (filter.issueType) query = query.where('issue_type', '=', filter.issueType);
+    if (filter.authorId) query = query.where('author_id', '=', filter.authorId);
+    if (filter.iids?.length) query = query.where('iid', 'in', filter.iids);
+    if (filter.search) {
+      const like = `%${escapeLike(filter.search.toLowerCase())}%`;
+      query = query.where((eb) => eb.or([eb(eb.fn('lower', ['title']), 'like', like), eb(eb.fn('lower', ['description']), 'like', like)]));
+    }
+    if (!filter.includeConfidential) {
+      query = query.where((eb) => eb.or([eb('confidential', '=', 0), ...(filter.viewerId ? [eb('author_id', '=', filter.viewerId)] : [])]));
+    }
+    const [rows, count] = await Promise.all([
+      query.selectAll().orderBy(filter.orderBy, filter.sort).orderBy('id', filter.sort).limit(limit).offset(offset).execute(),
+      query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
+  }
+
+  update(id: number, changes: Updateable<IssuesTable>): Promise<IssueRow> {
+    return this.db.updateTable('issues').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('notes').where('noteable_type', '=', 'Issue').where('noteable_id', '=', id).execute();
+    await this.db.deleteFrom('issues').where('id', '=', id).execute();
+  }
+
+  async countNotes(issueIds: readonly number[]): Promise<Map<number, number>> {
+    if (issueIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('notes')
+      .select(['noteable_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('noteable_type', '=', 'Issue')
+      .where('noteable_id', 'in', issueIds)
+      .where('system', '=', 0)
+      .groupBy('noteable_id')
+      .execute();
+    return new Map(rows.map((r) => [r.noteable_id, Number(r.n)]));
+  }
+
+  insertNote(values: {
+    projectId: number | null;
+    noteableType: string;
+    noteableId: number;
+    authorId: number | null;
+    body: string;
+    system: boolean;
+    now: number;
+  }): Promise<NoteRow> {
+    return this.db
+      .insertInto('notes')
+      .values({
+        project_id: values.projectId,
+        noteable_type: values.noteableType,
+        noteable_id: values.noteableId,
+        author_id: values.authorId,
+        body: values.body,
+        system: values.system ? 1 : 0,
+        created_at: values.now,
+        updated_at: values.now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  findNote(id: number): Promise<NoteRow | undefined> {
+    return this.db.selectFrom('notes').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async listNotes(
+    noteableType: string,
+    noteableId: number,
+    sort: 'asc' | 'desc',
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: NoteRow[]; total: number }> {
+    const query = this.db.selectFrom('notes').where('noteable_type', '=', noteableType).where('noteable_id', '=', noteableId);
+    const [rows, count] = await Promise.all([
+      query.selectAll().orderBy('created_at', sort).orderBy('id', sort).limit(limit).offset(offset).execute(),
+      query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
+  }
+
+  updateNote(id: number, body: string, now: number): Promise<NoteRow> {
+    return this.db.updateTable('notes').set({ body, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  async deleteNote(id: number): Promise<void> {
+    await this.db.deleteFrom('notes').where('id', '=', id).execute();
+  }
+}

@@ -1,0 +1,152 @@
+import { ForbiddenError } from '../../infra/errors/index.js';
+import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import { AccessLevel } from './access.js';
+import { mapIssue, mapNote } from './projects.presenter.js';
+import * as S from './projects.schemas.js';
+import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
+
+export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
+  const { platform, lookup, issues, users } = deps;
+  const base = platform.config.externalUrl;
+
+  app.post(
+    '/projects/:id/issues',
+    { schema: { params: S.RefParams, body: S.CreateIssueBody }, config: { policy: { auth: 'required' } } },
+    async (request, reply) => {
+      const actor = requireActor(request);
+      const { project, level } = await lookup.project(request, request.params.id);
+      // Incidents are opened by Reporter and above; issues by anyone who sees the project.
+      if (request.body.issue_type === 'incident' && level < AccessLevel.REPORTER) throw new ForbiddenError();
+      const issue = await issues.create(project, actor.user.id, request.body);
+      return reply.code(201).send(mapIssue(issue, project, base, await users.mapByIds([issue.author_id])));
+    },
+  );
+
+  app.get(
+    '/projects/:id/issues',
+    { schema: { params: S.RefParams, querystring: S.ListIssuesQuery }, config: { policy: { auth: 'optional' } } },
+    async (request, reply) => {
+      const { project, level } = await lookup.project(request, request.params.id);
+      const q = request.query;
+      const page = pageOf(q);
+      const { rows, total } = await issues.list(
+        project,
+        {
+          state: q.state === 'all' ? undefined : q.state,
+          search: q.search,
+          issueType: q.issue_type,
+          authorId: q.author_id,
+          iids: q.iids,
+          orderBy: q.order_by ?? 'created_at',
+          sort: q.sort ?? 'desc',
+          includeConfidential: level >= AccessLevel.REPORTER,
+          viewerId: request.actor?.user.id ?? null,
+        },
+        page.limit,
+        page.offset,
+      );
+      const byId = await users.mapByIds(rows.flatMap((i) => [i.author_id, i.closed_by_id]));
+      const notes = await issues.countNotes(rows.map((i) => i.id));
+      setPaginationHeaders(request, reply, page, total, base);
+      return rows.map((i) => mapIssue(i, project, base, byId, notes.get(i.id) ?? 0));
+    },
+  );
+
+  app.get(
+    '/projects/:id/issues/:issue_iid',
+    { schema: { params: S.IssueParams }, config: { policy: { auth: 'optional' } } },
+    async (request) => {
+      const { project, level } = await lookup.project(request, request.params.id);
+      const issue = await issues.get(project, request.params.issue_iid, request.actor, level);
+      const notes = await issues.countNotes([issue.id]);
+      return mapIssue(issue, project, base, await users.mapByIds([issue.author_id, issue.closed_by_id]), notes.get(issue.id) ?? 0);
+    },
+  );
+
+  app.put(
+    '/projects/:id/issues/:issue_iid',
+    { schema: { params: S.IssueParams, body: S.UpdateIssueBody }, config: { policy: { auth: 'required' } } },
+    async (request) => {
+      const actor = requireActor(request);
+      const { project, level } = await lookup.project(request, request.params.id);
+      const issue = await issues.get(project, request.params.issue_iid, actor, level);
+      const updated = await issues.update(project, issue, actor, level, request.body);
+      return mapIssue(updated, project, base, await users.mapByIds([updated.author_id, updated.closed_by_id]));
+    },
+  );
+
+  app.delete(
+    '/projects/:id/issues/:issue_iid',
+    { schema: { params: S.IssueParams }, config: { policy: { auth: 'required' } } },
+    async (request, reply) => {
+      const { project, level } = await lookup.project(request, request.params.id, AccessLevel.OWNER);
+      const issue = await issues.get(project, request.params.issue_iid, request.actor, level);
+      checkUnmodifiedSince(request, issue.updated_at);
+      await issues.remove(issue);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/projects/:id/issues/:issue_iid/notes',
+    { schema: { params: S.IssueParams, body: S.NoteBody }, config: { policy: { auth: 'required' } } },
+    async (request, reply) => {
+      const actor = requireActor(request);
+      const { project, level } = await lookup.project(request, request.params.id);
+      const issue = await issues.get(project, request.params.issue_iid, actor, level);
+      const note = await issues.addNote(project, issue, actor.user.id, request.body.body);
+      return reply.code(201).send(mapNote(note, base, await users.mapByIds([note.author_id]), issue.iid));
+    },
+  );
+
+  app.get(
+    '/projects/:id/issues/:issue_iid/notes',
+    { schema: { params: S.IssueParams, querystring: S.ListNotesQuery }, config: { policy: { auth: 'optional' } } },
+    async (request, reply) => {
+      const { project, level } = await lookup.project(request, request.params.id);
+      const issue = await issues.get(project, request.params.issue_iid, request.actor, level);
+      const page = pageOf(request.query);
+      const { rows, total } = await issues.listNotes(issue, request.query.sort ?? 'desc', page.limit, page.offset);
+      const byId = await users.mapByIds(rows.map((n) => n.author_id));
+      setPaginationHeaders(request, reply, page, total, base);
+      return rows.map((n) => mapNote(n, base, byId, issue.iid));
+    },
+  );
+
+  app.get(
+    '/projects/:id/issues/:issue_iid/notes/:note_id',
+    { schema: { params: S.NoteParams }, config: { policy: { auth: 'optional' } } },
+    async (request) => {
+      const { project, level } = await lookup.project(request, request.params.id);
+      const issue = await issues.get(project, request.params.issue_iid, request.actor, level);
+      const note = await issues.getNote(issue, request.params.note_id);
+      return mapNote(note, base, await users.mapByIds([note.author_id]), issue.iid);
+    },
+  );
+
+  app.put(
+    '/projects/:id/issues/:issue_iid/notes/:note_id',
+    { schema: { params: S.NoteParams, body: S.NoteBody }, config: { policy: { auth: 'required' } } },
+    async (request) => {
+      const actor = requireActor(request);
+      const { project, level } = await lookup.project(request, request.params.id);
+      const issue = await issues.get(project, request.params.issue_iid, actor, level);
+      const note = await issues.updateNote(await issues.getNote(issue, request.params.note_id), actor, request.body.body);
+      return mapNote(note, base, await users.mapByIds([note.author_id]), issue.iid);
+    },
+  );
+
+  app.delete(
+    '/projects/:id/issues/:issue_iid/notes/:note_id',
+    { schema: { params: S.NoteParams }, config: { policy: { auth: 'required' } } },
+    async (request, reply) => {
+      const actor = requireActor(request);
+      const { project, level } = await lookup.project(request, request.params.id);
+      const issue = await issues.get(project, request.params.issue_iid, actor, level);
+      const note = await issues.getNote(issue, request.params.note_id);
+      checkUnmodifiedSince(request, note.updated_at);
+      await issues.removeNote(note, actor, level);
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,177 @@
+import type { Actor } from '../../infra/auth/index.js';
+import type { DomainEventBus } from '../../infra/bus.js';
+import type { Clock } from '../../infra/clock.js';
+import type { Database, Executor } from '../../infra/db/index.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
+import { AccessLevel } from './access.js';
+import { IssuesRepository, type IssueFilter, type IssueRow, type NoteRow } from './issues.repository.js';
+import type { ProjectRow } from './projects.repository.js';
+import { ProjectsRepository } from './projects.repository.js';
+
+export interface CreateIssueInput {
+  title: string;
+  description?: string | undefined;
+  issue_type?: 'issue' | 'incident' | undefined;
+  confidential?: boolean | undefined;
+}
+
+export interface UpdateIssueInput {
+  title?: string | undefined;
+  description?: string | undefined;
+  state_event?: 'close' | 'reopen' | undefined;
+  issue_type?: 'issue' | 'incident' | undefined;
+  confidential?: boolean | undefined;
+}
+
+const TITLE_MAX = 255;
+const DESCRIPTION_MAX = 1_048_576;
+const NOTE_MAX = 1_000_000;
+
+function checkIssue(input: { title?: string | undefined; description?: string | undefined }): void {
+  const messages: Record<string, string[]> = {};
+  if (input.title !== undefined && input.title.trim() === '') messages.title = ["can't be blank"];
+  if (input.title !== undefined && input.title.length > TITLE_MAX) messages.title = [`is too long (maximum is ${TITLE_MAX} characters)`];
+  if (input.description !== undefined && input.description.length > DESCRIPTION_MAX)
+    messages.description = [`is too long (maximum is ${DESCRIPTION_MAX} characters)`];
+  if (Object.keys(messages).length > 0) throw new ValidationError(messages);
+}
+
+/** Issues (per-project `iid`, opened/closed, issue or incident) and their notes. */
+export class IssuesService {
+  private readonly issues: IssuesRepository;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly bus: DomainEventBus,
+  ) {
+    this.issues = new IssuesRepository(db);
+  }
+
+  /** Opens an issue; other modules (alerts, error tracking) pass their transaction. */
+  async create(project: ProjectRow, authorId: number, input: CreateIssueInput, executor?: Executor): Promise<IssueRow> {
+    checkIssue(input);
+    const run = async (trx: Executor) => {
+      const now = this.clock.now();
+      const iid = await new ProjectsRepository(trx).nextInternalId(project.id, 'issues');
+      const issue = await this.issues.withExecutor(trx).insert({
+        projectId: project.id,
+        iid,
+        title: input.title,
+        description: input.description ?? '',
+        issueType: input.issue_type ?? 'issue',
+        confidential: input.confidential ?? false,
+        authorId,
+        now,
+      });
+      await this.bus.publish({ type: 'issue_opened', projectId: project.id, issueId: issue.id, authorId, at: now }, trx);
+      return issue;
+    };
+    return executor ? run(executor) : this.db.transaction().execute(run);
+  }
+
+  async get(project: ProjectRow, iid: number, actor: Actor | null, level: number): Promise<IssueRow> {
+    const issue = await this.issues.findByIid(project.id, iid);
+    if (!issue || !this.canSee(issue, actor, level)) throw new NotFoundError('Issue');
+    return issue;
+  }
+
+  findById(id: number): Promise<IssueRow | undefined> {
+    return this.issues.findById(id);
+  }
+
+  canSee(issue: IssueRow, actor: Actor | null, level: number): boolean {
+    return issue.confidential === 0 || level >= AccessLevel.REPORTER || (actor !== null && issue.author_id === actor.user.id);
+  }
+
+  list(project: ProjectRow, filter: IssueFilter, limit: number, offset: number) {
+    return this.issues.list(project.id, filter, limit, offset);
+  }
+
+  /** Authors and Reporter+ edit; closing and reopening publish their events. */
+  async update(
+    project: ProjectRow,
+    issue: IssueRow,
+    actor: Actor,
+    level: number,
+    input: UpdateIssueInput,
+    executor?: Executor,
+  ): Promise<IssueRow> {
+    if (level < AccessLevel.REPORTER && issue.author_id !== actor.user.id) throw new ForbiddenError();
+    checkIssue(input);
+    const run = async (trx: Executor) => {
+      const now = this.clock.now();
+      const closing = input.state_event === 'close' && issue.state !== 'closed';
+      const reopening = input.state_event === 'reopen' && issue.state === 'closed';
+      const updated = await this.issues.withExecutor(trx).update(issue.id, {
+        updated_at: now,
+        ...(input.title !== undefined ? { title: input.title } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.issue_type !== undefined ? { issue_type: input.issue_type } : {}),
+        ...(input.confidential !== undefined ? { confidential: input.confidential ? 1 : 0 } : {}),
+        ...(closing ? { state: 'closed', closed_at: now, closed_by_id: actor.user.id } : {}),
+        ...(reopening ? { state: 'opened', closed_at: null, closed_by_id: null } : {}),
+      });
+      if (closing)
+        await this.bus.publish({ type: 'issue_closed', projectId: project.id, issueId: issue.id, authorId: actor.user.id, at: now }, trx);
+      if (reopening)
+        await this.bus.publish({ type: 'issue_reopened', projectId: project.id, issueId: issue.id, authorId: actor.user.id, at: now }, trx);
+      return updated;
+    };
+    return executor ? run(executor) : this.db.transaction().execute(run);
+  }
+
+  async remove(issue: IssueRow): Promise<void> {
+    await this.issues.delete(issue.id);
+  }
+
+  countNotes(issueIds: readonly number[]) {
+    return this.issues.countNotes(issueIds);
+  }
+
+  async addNote(
+    project: ProjectRow,
+    issue: IssueRow,
+    authorId: number,
+    body: string,
+    system = false,
+    executor?: Executor,
+  ): Promise<NoteRow> {
+    if (body.trim() === '') throw ValidationError.field('body', "can't be blank");
+    if (body.length > NOTE_MAX) throw ValidationError.field('body', `is too long (maximum is ${NOTE_MAX} characters)`);
+    const run = async (trx: Executor) => {
+      const now = this.clock.now();
+      const note = await this.issues
+        .withExecutor(trx)
+        .insertNote({ projectId: project.id, noteableType: 'Issue', noteableId: issue.id, authorId, body, system, now });
+      if (!system) await this.bus.publish({ type: 'note_created', projectId: project.id, noteId: note.id, authorId, at: now }, trx);
+      return note;
+    };
+    return executor ? run(executor) : this.db.transaction().execute(run);
+  }
+
+  async getNote(issue: IssueRow, noteId: number): Promise<NoteRow> {
+    const note = await this.issues.findNote(noteId);
+    if (!note || note.noteable_type !== 'Issue' || note.noteable_id !== issue.id) throw new NotFoundError('Note');
+    return note;
+  }
+
+  findNote(noteId: number): Promise<NoteRow | undefined> {
+    return this.issues.findNote(noteId);
+  }
+
+  listNotes(issue: IssueRow, sort: 'asc' | 'desc', limit: number, offset: number) {
+    return this.issues.listNotes('Issue', issue.id, sort, limit, offset);
+  }
+
+  async updateNote(note: NoteRow, actor: Actor, body: string): Promise<NoteRow> {
+    if (note.author_id !== actor.user.id && !actor.user.isAdmin) throw new ForbiddenError();
+    if (body.trim() === '') throw ValidationError.field('body', "can't be blank");
+    return this.issues.updateNote(note.id, body, this.clock.now());
+  }
+
+  async removeNote(note: NoteRow, actor: Actor, level: number): Promise<void> {
+    if (note.author_id !== actor.user.id && level < AccessLevel.MAINTAINER) throw new ForbiddenError();
+    await this.issues.deleteNote(note.id);
+  }
+}

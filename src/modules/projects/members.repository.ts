@@ -1,0 +1,124 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../infra/db/index.js';
+import type { MembersTable } from '../../infra/db/tables/core.js';
+
+export type MemberRow = Selectable<MembersTable>;
+export type SourceKind = 'namespace' | 'project';
+
+export class MembersRepository {
+  constructor(private readonly db: Executor) {}
+
+  withExecutor(executor: Executor): MembersRepository {
+    return new MembersRepository(executor);
+  }
+
+  insert(
+    kind: SourceKind,
+    sourceId: number,
+    userId: number,
+    accessLevel: number,
+    createdById: number | null,
+    expiresAt: number | null,
+    now: number,
+  ): Promise<MemberRow> {
+    return this.db
+      .insertInto('members')
+      .values({
+        source_kind: kind,
+        source_id: sourceId,
+        user_id: userId,
+        access_level: accessLevel,
+        created_by_id: createdById,
+        expires_at: expiresAt,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  find(kind: SourceKind, sourceId: number, userId: number): Promise<MemberRow | undefined> {
+    return this.db
+      .selectFrom('members')
+      .selectAll()
+      .where('source_kind', '=', kind)
+      .where('source_id', '=', sourceId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+  }
+
+  /** A user's memberships in any of these namespaces and this project (unexpired). */
+  async levelsFor(userId: number, namespaceIds: readonly number[], projectId: number | null, now: number): Promise<MemberRow[]> {
+    return this.db
+      .selectFrom('members')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where((eb) =>
+        eb.or([
+          ...(namespaceIds.length ? [eb.and([eb('source_kind', '=', 'namespace'), eb('source_id', 'in', namespaceIds)])] : []),
+          ...(projectId !== null ? [eb.and([eb('source_kind', '=', 'project'), eb('source_id', '=', projectId)])] : []),
+          eb('id', '=', -1),
+        ]),
+      )
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .execute();
+  }
+
+  listForUser(userId: number, now: number): Promise<MemberRow[]> {
+    return this.db
+      .selectFrom('members')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .execute();
+  }
+
+  async list(kind: SourceKind, sourceIds: readonly number[], limit: number, offset: number): Promise<{ rows: MemberRow[]; total: number }> {
+    if (sourceIds.length === 0) return { rows: [], total: 0 };
+    const query = this.db.selectFrom('members').where('source_kind', '=', kind).where('source_id', 'in', sourceIds);
+    const [rows, count] = await Promise.all([
+      query.selectAll().orderBy('id').limit(limit).offset(offset).execute(),
+      query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
+  }
+
+  listAllFor(kind: SourceKind, sourceIds: readonly number[]): Promise<MemberRow[]> {
+    if (sourceIds.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom('members')
+      .selectAll()
+      .where('source_kind', '=', kind)
+      .where('source_id', 'in', sourceIds)
+      .orderBy('id')
+      .execute();
+  }
+
+  async updateLevel(id: number, accessLevel: number, expiresAt: number | null | undefined, now: number): Promise<MemberRow> {
+    return this.db
+      .updateTable('members')
+      .set({ access_level: accessLevel, updated_at: now, ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}) })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('members').where('id', '=', id).execute();
+  }
+
+  async deleteForSource(kind: SourceKind, sourceId: number): Promise<void> {
+    await this.db.deleteFrom('members').where('source_kind', '=', kind).where('source_id', '=', sourceId).execute();
+  }
+
+  async countOwners(kind: SourceKind, sourceId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('members')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('source_kind', '=', kind)
+      .where('source_id', '=', sourceId)
+      .where('access_level', '=', 50)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}

@@ -1,0 +1,125 @@
+import type { FastifyRequest } from 'fastify';
+import { NotFoundError } from '../../infra/errors/index.js';
+import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import { AccessLevel } from './access.js';
+import type { SourceKind } from './members.repository.js';
+import { mapMember } from './projects.presenter.js';
+import * as S from './projects.schemas.js';
+import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
+
+interface Source {
+  kind: SourceKind;
+  id: number;
+  level: number;
+  projectId: number | null;
+  /** Sources whose members are inherited (`/members/all`): ancestors of the group or project. */
+  inheritedFrom: number[];
+}
+
+/** The same member routes for groups and projects. */
+export function membersRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
+  const { platform, lookup, members, users, groups, projects } = deps;
+  const base = platform.config.externalUrl;
+
+  const sources: Record<'groups' | 'projects', (request: FastifyRequest, ref: string, min: number) => Promise<Source>> = {
+    groups: async (request, ref, min) => {
+      const { group, level } = await lookup.group(request, ref, min);
+      const ancestry = await groups.ancestry(group);
+      return { kind: 'namespace', id: group.id, level, projectId: null, inheritedFrom: ancestry.map((g) => g.id) };
+    },
+    projects: async (request, ref, min) => {
+      const { project, level } = await lookup.project(request, ref, min);
+      const ns = await projects.namespaceOf(project);
+      const ancestry = ns?.kind === 'group' ? await groups.ancestry(ns) : [];
+      return { kind: 'project', id: project.id, level, projectId: project.id, inheritedFrom: ancestry.map((g) => g.id) };
+    },
+  };
+
+  for (const prefix of ['groups', 'projects'] as const) {
+    const find = sources[prefix];
+    const manage = prefix === 'groups' ? AccessLevel.OWNER : AccessLevel.MAINTAINER;
+
+    app.get(
+      `/${prefix}/:id/members`,
+      { schema: { params: S.RefParams, querystring: S.PageQuery }, config: { policy: { auth: 'optional' } } },
+      async (request, reply) => {
+        const source = await find(request, request.params.id, 0);
+        const page = pageOf(request.query);
+        const { rows, total } = await members.list(source.kind, [source.id], page.limit, page.offset);
+        const byId = await users.mapByIds(rows.map((r) => r.user_id));
+        setPaginationHeaders(request, reply, page, total, base);
+        return rows.map((m) => mapMember(m, byId.get(m.user_id), base));
+      },
+    );
+
+    app.get(
+      `/${prefix}/:id/members/all`,
+      { schema: { params: S.RefParams, querystring: S.PageQuery }, config: { policy: { auth: 'optional' } } },
+      async (request, reply) => {
+        const source = await find(request, request.params.id, 0);
+        const direct = await members.listAll(source.kind, [source.id]);
+        const inherited = await members.listAll('namespace', source.inheritedFrom);
+        // The highest level wins when a user is a member in several places.
+        const best = new Map<number, (typeof direct)[number]>();
+        for (const m of [...inherited, ...direct]) if ((best.get(m.user_id)?.access_level ?? -1) < m.access_level) best.set(m.user_id, m);
+        const all = [...best.values()].sort((a, b) => a.user_id - b.user_id);
+        const page = pageOf(request.query);
+        const slice = all.slice(page.offset, page.offset + page.limit);
+        const byId = await users.mapByIds(slice.map((r) => r.user_id));
+        setPaginationHeaders(request, reply, page, all.length, base);
+        return slice.map((m) => mapMember(m, byId.get(m.user_id), base));
+      },
+    );
+
+    app.get(
+      `/${prefix}/:id/members/:user_id`,
+      { schema: { params: S.MemberParams }, config: { policy: { auth: 'optional' } } },
+      async (request) => {
+        const source = await find(request, request.params.id, 0);
+        const member = await members.get(source.kind, source.id, request.params.user_id);
+        return mapMember(member, await users.findById(member.user_id), base);
+      },
+    );
+
+    app.post(
+      `/${prefix}/:id/members`,
+      { schema: { params: S.RefParams, body: S.AddMemberBody }, config: { policy: { auth: 'required' } } },
+      async (request, reply) => {
+        const source = await find(request, request.params.id, manage);
+        const user = await users.findById(request.body.user_id);
+        if (!user) throw new NotFoundError('User');
+        const member = await members.add(requireActor(request), source.kind, source.id, source.level, request.body, source.projectId);
+        return reply.code(201).send(mapMember(member, user, base));
+      },
+    );
+
+    app.put(
+      `/${prefix}/:id/members/:user_id`,
+      { schema: { params: S.MemberParams, body: S.UpdateMemberBody }, config: { policy: { auth: 'required' } } },
+      async (request) => {
+        const source = await find(request, request.params.id, manage);
+        const member = await members.update(
+          source.kind,
+          source.id,
+          request.params.user_id,
+          source.level,
+          request.body.access_level,
+          request.body.expires_at,
+        );
+        return mapMember(member, await users.findById(member.user_id), base);
+      },
+    );
+
+    app.delete(
+      `/${prefix}/:id/members/:user_id`,
+      { schema: { params: S.MemberParams }, config: { policy: { auth: 'required' } } },
+      async (request, reply) => {
+        const actor = requireActor(request);
+        // Anyone may leave; removing someone else needs the managing level.
+        const source = await find(request, request.params.id, request.params.user_id === actor.user.id ? 0 : manage);
+        await members.remove(source.kind, source.id, request.params.user_id, source.projectId);
+        return reply.code(204).send();
+      },
+    );
+  }
+}

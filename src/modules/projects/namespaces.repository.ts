@@ -1,0 +1,174 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Executor } from '../../infra/db/index.js';
+import type { NamespacesTable } from '../../infra/db/tables/core.js';
+
+export type NamespaceRow = Selectable<NamespacesTable>;
+
+export interface NewNamespace {
+  kind: 'user' | 'group';
+  name: string;
+  path: string;
+  fullPath: string;
+  parentId: number | null;
+  ownerId: number | null;
+  visibility: string;
+  description: string;
+  now: number;
+}
+
+const escapeLike = (value: string) => value.replace(/[%_\\]/g, (c) => `\\${c}`);
+
+/** Every prefix of a full path: `a/b/c` -> `a`, `a/b`, `a/b/c`. */
+export function pathPrefixes(fullPath: string): string[] {
+  const parts = fullPath.toLowerCase().split('/');
+  return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
+}
+
+export class NamespacesRepository {
+  constructor(private readonly db: Executor) {}
+
+  withExecutor(executor: Executor): NamespacesRepository {
+    return new NamespacesRepository(executor);
+  }
+
+  insert(ns: NewNamespace): Promise<NamespaceRow> {
+    return this.db
+      .insertInto('namespaces')
+      .values({
+        kind: ns.kind,
+        name: ns.name,
+        path: ns.path,
+        full_path: ns.fullPath,
+        full_path_lower: ns.fullPath.toLowerCase(),
+        parent_id: ns.parentId,
+        owner_id: ns.ownerId,
+        visibility: ns.visibility,
+        description: ns.description,
+        created_at: ns.now,
+        updated_at: ns.now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  findById(id: number): Promise<NamespaceRow | undefined> {
+    return this.db.selectFrom('namespaces').selectAll().where('id', '=', id).where('pending_delete', '=', 0).executeTakeFirst();
+  }
+
+  findByIdIncludingDeleted(id: number): Promise<NamespaceRow | undefined> {
+    return this.db.selectFrom('namespaces').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findByFullPath(fullPath: string): Promise<NamespaceRow | undefined> {
+    return this.db
+      .selectFrom('namespaces')
+      .selectAll()
+      .where('full_path_lower', '=', fullPath.toLowerCase())
+      .where('pending_delete', '=', 0)
+      .executeTakeFirst();
+  }
+
+  findPersonal(userId: number): Promise<NamespaceRow | undefined> {
+    return this.db.selectFrom('namespaces').selectAll().where('kind', '=', 'user').where('owner_id', '=', userId).executeTakeFirst();
+  }
+
+  /** The namespace and its ancestors, root first. */
+  async ancestry(fullPath: string): Promise<NamespaceRow[]> {
+    const rows = await this.db.selectFrom('namespaces').selectAll().where('full_path_lower', 'in', pathPrefixes(fullPath)).execute();
+    return rows.sort((a, b) => a.full_path.length - b.full_path.length);
+  }
+
+  /** Ids of the namespaces at or below each of these paths. */
+  async selfAndDescendantIds(fullPaths: readonly string[]): Promise<number[]> {
+    if (fullPaths.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('namespaces')
+      .select('id')
+      .where((eb) =>
+        eb.or(
+          fullPaths.flatMap((p) => [
+            eb('full_path_lower', '=', p.toLowerCase()),
+            eb('full_path_lower', 'like', `${escapeLike(p.toLowerCase())}/%`),
+          ]),
+        ),
+      )
+      .where('pending_delete', '=', 0)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  descendants(fullPath: string): Promise<NamespaceRow[]> {
+    return this.db
+      .selectFrom('namespaces')
+      .selectAll()
+      .where('full_path_lower', 'like', `${escapeLike(fullPath.toLowerCase())}/%`)
+      .orderBy('id')
+      .execute();
+  }
+
+  async listGroups(
+    filter: { ids: number[] | null; parentId?: number | null; search?: string; topLevelOnly?: boolean },
+    limit: number,
+    offset: number,
+  ) {
+    let query = this.db.selectFrom('namespaces').where('kind', '=', 'group').where('pending_delete', '=', 0);
+    if (filter.ids !== null) query = filter.ids.length ? query.where('id', 'in', filter.ids) : query.where('id', '=', -1);
+    if (filter.parentId !== undefined)
+      query = filter.parentId === null ? query.where('parent_id', 'is', null) : query.where('parent_id', '=', filter.parentId);
+    if (filter.topLevelOnly) query = query.where('parent_id', 'is', null);
+    if (filter.search) {
+      const like = `%${escapeLike(filter.search.toLowerCase())}%`;
+      query = query.where((eb) => eb.or([eb('full_path_lower', 'like', like), eb(eb.fn('lower', ['name']), 'like', like)]));
+    }
+    const [rows, count] = await Promise.all([
+      query.selectAll().orderBy('name').orderBy('id').limit(limit).offset(offset).execute(),
+      query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
+  }
+
+  /** Group ids that are public, or internal for signed-in callers. */
+  async visibleGroupIds(signedIn: boolean): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('namespaces')
+      .select('id')
+      .where('kind', '=', 'group')
+      .where('visibility', 'in', signedIn ? ['public', 'internal'] : ['public'])
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  async update(id: number, changes: Updateable<NamespacesTable>): Promise<NamespaceRow | undefined> {
+    return this.db.updateTable('namespaces').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('namespaces').where('id', '=', id).execute();
+  }
+
+  async addRedirect(oldPath: string, kind: 'namespace' | 'project', id: number, now: number): Promise<void> {
+    await this.db.deleteFrom('redirect_routes').where('path_lower', '=', oldPath.toLowerCase()).execute();
+    await this.db
+      .insertInto('redirect_routes')
+      .values({ path_lower: oldPath.toLowerCase(), source_kind: kind, source_id: id, created_at: now })
+      .execute();
+  }
+
+  /** A path freed by a rename can be taken again: its redirect goes. */
+  async dropRedirect(path: string): Promise<void> {
+    await this.db.deleteFrom('redirect_routes').where('path_lower', '=', path.toLowerCase()).execute();
+  }
+
+  findRedirects(paths: readonly string[]) {
+    if (paths.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom('redirect_routes')
+      .selectAll()
+      .where(
+        'path_lower',
+        'in',
+        paths.map((p) => p.toLowerCase()),
+      )
+      .execute();
+  }
+}

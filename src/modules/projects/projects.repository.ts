@@ -1,0 +1,137 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Executor } from '../../infra/db/index.js';
+import type { ProjectsTable } from '../../infra/db/tables/core.js';
+
+export type ProjectRow = Selectable<ProjectsTable>;
+
+export interface NewProject {
+  namespaceId: number;
+  name: string;
+  path: string;
+  fullPath: string;
+  description: string;
+  visibility: string;
+  repositoryStorage: string;
+  defaultBranch: string;
+  creatorId: number | null;
+  now: number;
+}
+
+/** Which projects a caller may list: `null` ids means no restriction (admin). */
+export interface ProjectScope {
+  visibilities: string[];
+  namespaceIds: number[];
+  projectIds: number[];
+  unrestricted: boolean;
+}
+
+export interface ProjectFilter {
+  search?: string | undefined;
+  visibility?: string | undefined;
+  repositoryStorage?: string | undefined;
+  namespaceIds?: number[] | undefined;
+  orderBy: 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at';
+  sort: 'asc' | 'desc';
+}
+
+const escapeLike = (value: string) => value.replace(/[%_\\]/g, (c) => `\\${c}`);
+
+export class ProjectsRepository {
+  constructor(private readonly db: Executor) {}
+
+  withExecutor(executor: Executor): ProjectsRepository {
+    return new ProjectsRepository(executor);
+  }
+
+  insert(p: NewProject): Promise<ProjectRow> {
+    return this.db
+      .insertInto('projects')
+      .values({
+        namespace_id: p.namespaceId,
+        name: p.name,
+        path: p.path,
+        full_path: p.fullPath,
+        full_path_lower: p.fullPath.toLowerCase(),
+        description: p.description,
+        visibility: p.visibility,
+        repository_storage: p.repositoryStorage,
+        default_branch: p.defaultBranch,
+        creator_id: p.creatorId,
+        last_activity_at: p.now,
+        created_at: p.now,
+        updated_at: p.now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  findById(id: number): Promise<ProjectRow | undefined> {
+    return this.db.selectFrom('projects').selectAll().where('id', '=', id).where('pending_delete', '=', 0).executeTakeFirst();
+  }
+
+  findByIdIncludingDeleted(id: number): Promise<ProjectRow | undefined> {
+    return this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findByFullPath(fullPath: string): Promise<ProjectRow | undefined> {
+    return this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('full_path_lower', '=', fullPath.toLowerCase())
+      .where('pending_delete', '=', 0)
+      .executeTakeFirst();
+  }
+
+  async list(scope: ProjectScope, filter: ProjectFilter, limit: number, offset: number): Promise<{ rows: ProjectRow[]; total: number }> {
+    let query = this.db.selectFrom('projects').where('pending_delete', '=', 0);
+    if (!scope.unrestricted) {
+      query = query.where((eb) =>
+        eb.or([
+          ...(scope.visibilities.length ? [eb('visibility', 'in', scope.visibilities)] : []),
+          ...(scope.namespaceIds.length ? [eb('namespace_id', 'in', scope.namespaceIds)] : []),
+          ...(scope.projectIds.length ? [eb('id', 'in', scope.projectIds)] : []),
+          eb('id', '=', -1),
+        ]),
+      );
+    }
+    if (filter.search) {
+      const like = `%${escapeLike(filter.search.toLowerCase())}%`;
+      query = query.where((eb) => eb.or([eb('full_path_lower', 'like', like), eb(eb.fn('lower', ['name']), 'like', like)]));
+    }
+    if (filter.visibility) query = query.where('visibility', '=', filter.visibility);
+    if (filter.repositoryStorage) query = query.where('repository_storage', '=', filter.repositoryStorage);
+    if (filter.namespaceIds)
+      query = filter.namespaceIds.length ? query.where('namespace_id', 'in', filter.namespaceIds) : query.where('id', '=', -1);
+    const [rows, count] = await Promise.all([
+      query.selectAll().orderBy(filter.orderBy, filter.sort).orderBy('id', filter.sort).limit(limit).offset(offset).execute(),
+      query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
+  }
+
+  listInNamespaces(namespaceIds: readonly number[]): Promise<ProjectRow[]> {
+    if (namespaceIds.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('projects').selectAll().where('namespace_id', 'in', namespaceIds).execute();
+  }
+
+  update(id: number, changes: Updateable<ProjectsTable>): Promise<ProjectRow | undefined> {
+    return this.db.updateTable('projects').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('notes').where('project_id', '=', id).execute();
+    await this.db.deleteFrom('members').where('source_kind', '=', 'project').where('source_id', '=', id).execute();
+    await this.db.deleteFrom('projects').where('id', '=', id).execute();
+  }
+
+  /** Next per-project number (issues, alerts...) from one upsert, safe under concurrency. */
+  async nextInternalId(projectId: number, usage: string): Promise<number> {
+    const row = await this.db
+      .insertInto('internal_ids')
+      .values({ project_id: projectId, usage, last_value: 1 })
+      .onConflict((oc) => oc.columns(['project_id', 'usage']).doUpdateSet((eb) => ({ last_value: eb('internal_ids.last_value', '+', 1) })))
+      .returning('last_value')
+      .executeTakeFirstOrThrow();
+    return Number(row.last_value);
+  }
+}

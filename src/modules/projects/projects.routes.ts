@@ -1,0 +1,86 @@
+import { ForbiddenError } from '../../infra/errors/index.js';
+import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import type { Actor } from '../../infra/auth/index.js';
+import { AccessLevel } from './access.js';
+import { mapProject } from './projects.presenter.js';
+import type { ProjectRow } from './projects.repository.js';
+import * as S from './projects.schemas.js';
+import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
+
+export function projectsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
+  const { platform, lookup, projects, users, issues } = deps;
+  const base = platform.config.externalUrl;
+
+  const present = async (project: ProjectRow, actor: Actor | null, level?: number) => {
+    const namespace = await projects.namespaceOf(project);
+    const owner = namespace?.kind === 'user' && namespace.owner_id !== null ? await users.findById(namespace.owner_id) : undefined;
+    const openIssues = (
+      await issues.list(project, { state: 'opened', orderBy: 'created_at', sort: 'desc', includeConfidential: true, viewerId: null }, 1, 0)
+    ).total;
+    return mapProject(project, base, {
+      namespace,
+      owner,
+      openIssues,
+      admin: actor?.user.isAdmin ?? false,
+      ...(level !== undefined && actor
+        ? { permissions: { project_access: level > 0 ? { access_level: level } : null, group_access: null } }
+        : {}),
+    });
+  };
+
+  app.post('/projects', { schema: { body: S.CreateProjectBody }, config: { policy: { auth: 'required' } } }, async (request, reply) => {
+    const project = await projects.create(requireActor(request), request.body);
+    return reply.code(201).send(await present(project, request.actor, AccessLevel.OWNER));
+  });
+
+  app.get(
+    '/projects',
+    { schema: { querystring: S.ListProjectsQuery }, config: { policy: { auth: 'optional' } } },
+    async (request, reply) => {
+      const q = request.query;
+      // Listing by storage is for administrators verifying moves (SPEC "Repository storage moves").
+      if (q.repository_storage !== undefined && !request.actor?.user.isAdmin) throw new ForbiddenError();
+      const page = pageOf(q);
+      const { rows, total } = await projects.list(
+        request.actor,
+        {
+          search: q.search,
+          visibility: q.visibility,
+          repositoryStorage: q.repository_storage,
+          orderBy: q.order_by ?? 'created_at',
+          sort: q.sort ?? 'desc',
+        },
+        page.limit,
+        page.offset,
+      );
+      setPaginationHeaders(request, reply, page, total, base);
+      return Promise.all(rows.map((p) => present(p, request.actor)));
+    },
+  );
+
+  app.get(
+    '/projects/:id',
+    { schema: { params: S.RefParams }, config: { policy: { auth: 'optional', jobToken: true } } },
+    async (request) => {
+      const { project, level } = await lookup.project(request, request.params.id);
+      return present(project, request.actor, level);
+    },
+  );
+
+  app.put(
+    '/projects/:id',
+    { schema: { params: S.RefParams, body: S.UpdateProjectBody }, config: { policy: { auth: 'required' } } },
+    async (request) => {
+      const changesPath = request.body.path !== undefined || request.body.visibility !== undefined;
+      const { project, level } = await lookup.project(request, request.params.id, changesPath ? AccessLevel.OWNER : AccessLevel.MAINTAINER);
+      return present(await projects.update(project, request.body), request.actor, level);
+    },
+  );
+
+  app.delete('/projects/:id', { schema: { params: S.RefParams }, config: { policy: { auth: 'required' } } }, async (request, reply) => {
+    const { project } = await lookup.project(request, request.params.id, AccessLevel.OWNER);
+    checkUnmodifiedSince(request, project.updated_at);
+    await projects.scheduleRemoval(project);
+    return reply.code(202).send({ message: '202 Accepted' });
+  });
+}

@@ -1,0 +1,132 @@
+import { Type } from '@sinclair/typebox';
+import { IntegerId, NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
+
+const Visibility = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
+const Sort = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
+const AccessLevelValue = Type.Integer({ minimum: 0, maximum: 100 });
+const DateString = Type.Union([Type.String({ maxLength: 32 }), Type.Null()]);
+
+export const RefParams = Type.Object({ id: NamespaceOrProjectId });
+export const MemberParams = Type.Object({ id: NamespaceOrProjectId, user_id: IntegerId });
+export const IssueParams = Type.Object({ id: NamespaceOrProjectId, issue_iid: IntegerId });
+export const NoteParams = Type.Object({ id: NamespaceOrProjectId, issue_iid: IntegerId, note_id: IntegerId });
+export const SnippetParams = Type.Object({ id: IntegerId });
+export const ProjectSnippetParams = Type.Object({ id: NamespaceOrProjectId, snippet_id: IntegerId });
+
+export const CreateGroupBody = Type.Object({
+  name: Type.String({ maxLength: 255 }),
+  path: Type.Optional(Type.String({ maxLength: 255 })),
+  parent_id: Type.Optional(Type.Union([IntegerId, Type.Null()])),
+  visibility: Type.Optional(Visibility),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+});
+
+export const UpdateGroupBody = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 255 })),
+  path: Type.Optional(Type.String({ maxLength: 255 })),
+  visibility: Type.Optional(Visibility),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+});
+
+export const ListGroupsQuery = Type.Object({
+  ...PaginationQuery,
+  search: Type.Optional(Type.String({ maxLength: 255 })),
+  top_level_only: Type.Optional(Type.Boolean()),
+  owned: Type.Optional(Type.Boolean()),
+  all_available: Type.Optional(Type.Boolean()),
+});
+
+export const CreateProjectBody = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 255 })),
+  path: Type.Optional(Type.String({ maxLength: 255 })),
+  namespace_id: Type.Optional(IntegerId),
+  visibility: Type.Optional(Visibility),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  default_branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  initialize_with_readme: Type.Optional(Type.Boolean()),
+});
+
+export const UpdateProjectBody = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 255 })),
+  path: Type.Optional(Type.String({ maxLength: 255 })),
+  visibility: Type.Optional(Visibility),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  default_branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+});
+
+export const ListProjectsQuery = Type.Object({
+  ...PaginationQuery,
+  search: Type.Optional(Type.String({ maxLength: 255 })),
+  visibility: Type.Optional(Visibility),
+  repository_storage: Type.Optional(Type.String({ maxLength: 255 })),
+  membership: Type.Optional(Type.Boolean()),
+  owned: Type.Optional(Type.Boolean()),
+  simple: Type.Optional(Type.Boolean()),
+  order_by: Type.Optional(
+    Type.Union([
+      Type.Literal('id'),
+      Type.Literal('name'),
+      Type.Literal('path'),
+      Type.Literal('created_at'),
+      Type.Literal('updated_at'),
+      Type.Literal('last_activity_at'),
+    ]),
+  ),
+  sort: Type.Optional(Sort),
+});
+
+export const AddMemberBody = Type.Object({
+  user_id: IntegerId,
+  access_level: AccessLevelValue,
+  expires_at: Type.Optional(DateString),
+});
+
+export const UpdateMemberBody = Type.Object({
+  access_level: AccessLevelValue,
+  expires_at: Type.Optional(DateString),
+});
+
+export const CreateIssueBody = Type.Object({
+  title: Type.String({ maxLength: 1024 }),
+  description: Type.Optional(Type.String({ maxLength: 1_048_576 })),
+  issue_type: Type.Optional(Type.Union([Type.Literal('issue'), Type.Literal('incident')])),
+  confidential: Type.Optional(Type.Boolean()),
+});
+
+export const UpdateIssueBody = Type.Object({
+  title: Type.Optional(Type.String({ maxLength: 1024 })),
+  description: Type.Optional(Type.String({ maxLength: 1_048_576 })),
+  state_event: Type.Optional(Type.Union([Type.Literal('close'), Type.Literal('reopen')])),
+  issue_type: Type.Optional(Type.Union([Type.Literal('issue'), Type.Literal('incident')])),
+  confidential: Type.Optional(Type.Boolean()),
+});
+
+export const ListIssuesQuery = Type.Object({
+  ...PaginationQuery,
+  state: Type.Optional(Type.Union([Type.Literal('opened'), Type.Literal('closed'), Type.Literal('all')])),
+  search: Type.Optional(Type.String({ maxLength: 255 })),
+  issue_type: Type.Optional(Type.Union([Type.Literal('issue'), Type.Literal('incident')])),
+  author_id: Type.Optional(IntegerId),
+  iids: Type.Optional(Type.Array(IntegerId, { maxItems: 100 })),
+  order_by: Type.Optional(Type.Union([Type.Literal('created_at'), Type.Literal('updated_at')])),
+  sort: Type.Optional(Sort),
+});
+
+export const NoteBody = Type.Object({ body: Type.String({ maxLength: 1_000_000 }) });
+export const ListNotesQuery = Type.Object({ ...PaginationQuery, sort: Type.Optional(Sort) });
+
+export const CreateSnippetBody = Type.Object({
+  title: Type.String({ maxLength: 1024 }),
+  file_name: Type.Optional(Type.String({ maxLength: 255 })),
+  content: Type.Optional(Type.String({ maxLength: 1_048_576 })),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  visibility: Type.Optional(Visibility),
+  files: Type.Optional(
+    Type.Array(Type.Object({ file_path: Type.String({ maxLength: 255 }), content: Type.String({ maxLength: 1_048_576 }) }), {
+      minItems: 1,
+      maxItems: 10,
+    }),
+  ),
+});
+
+export const PageQuery = Type.Object({ ...PaginationQuery });

@@ -1,0 +1,188 @@
+import type { Actor } from '../../infra/auth/index.js';
+import type { DomainEventBus } from '../../infra/bus.js';
+import type { Clock } from '../../infra/clock.js';
+import { isUniqueViolation, type Database } from '../../infra/db/index.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
+import type { JobQueue } from '../../infra/jobs/index.js';
+import { AccessLevel, type AccessPolicy } from './access.js';
+import { resolveRedirect, type Found } from './groups.service.js';
+import { NamespacesRepository, type NamespaceRow } from './namespaces.repository.js';
+import { checkNameAndPath, checkVisibilityWithin, pathFromName } from './paths.js';
+import { ProjectsRepository, type ProjectFilter, type ProjectRow } from './projects.repository.js';
+
+export interface CreateProjectInput {
+  name?: string | undefined;
+  path?: string | undefined;
+  namespace_id?: number | undefined;
+  visibility?: string | undefined;
+  description?: string | undefined;
+  default_branch?: string | undefined;
+}
+
+export interface UpdateProjectInput {
+  name?: string | undefined;
+  path?: string | undefined;
+  visibility?: string | undefined;
+  description?: string | undefined;
+  default_branch?: string | undefined;
+}
+
+export const PROJECT_REMOVAL_JOB = 'projects.remove';
+
+export class ProjectsService {
+  private readonly projects: ProjectsRepository;
+  private readonly namespaces: NamespacesRepository;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly bus: DomainEventBus,
+    private readonly access: AccessPolicy,
+    private readonly jobs: JobQueue,
+    private readonly storages: readonly string[],
+  ) {
+    this.projects = new ProjectsRepository(db);
+    this.namespaces = new NamespacesRepository(db);
+  }
+
+  /** By id or full path; a renamed project's (or group's) old path answers with where it went. */
+  async findByRef(ref: string): Promise<Found<ProjectRow>> {
+    if (/^\d+$/.test(ref)) {
+      const row = await this.projects.findById(Number(ref));
+      return row ? { row } : {};
+    }
+    if (!ref.includes('/')) return {};
+    const row = await this.projects.findByFullPath(ref);
+    if (row) return { row };
+    const redirect = await resolveRedirect(this.namespaces, ref);
+    const target =
+      redirect?.kind === 'project'
+        ? await this.projects.findById(redirect.id)
+        : redirect
+          ? await this.projects.findByFullPath(redirect.path)
+          : undefined;
+    return target ? { movedTo: target.full_path } : {};
+  }
+
+  findById(id: number): Promise<ProjectRow | undefined> {
+    return this.projects.findById(id);
+  }
+
+  findByIdIncludingDeleted(id: number): Promise<ProjectRow | undefined> {
+    return this.projects.findByIdIncludingDeleted(id);
+  }
+
+  findByFullPath(fullPath: string): Promise<ProjectRow | undefined> {
+    return this.projects.findByFullPath(fullPath);
+  }
+
+  namespaceOf(project: ProjectRow): Promise<NamespaceRow | undefined> {
+    return this.namespaces.findByIdIncludingDeleted(project.namespace_id);
+  }
+
+  async create(actor: Actor, input: CreateProjectInput): Promise<ProjectRow> {
+    const name = input.name ?? input.path;
+    if (name === undefined) throw ValidationError.field('name', "can't be blank");
+    const path = input.path ?? pathFromName(name);
+    checkNameAndPath(name, path, false);
+    const namespace =
+      input.namespace_id !== undefined
+        ? await this.namespaces.findById(input.namespace_id)
+        : await this.namespaces.findPersonal(actor.user.id);
+    if (!namespace) throw new NotFoundError('Namespace');
+    if (namespace.kind === 'group') await this.access.checkGroup(actor, namespace, AccessLevel.DEVELOPER);
+    else if (namespace.owner_id !== actor.user.id && !actor.user.isAdmin) throw new NotFoundError('Namespace');
+    const visibility = input.visibility ?? 'private';
+    if (namespace.kind === 'group') checkVisibilityWithin(visibility, namespace.visibility);
+    const fullPath = `${namespace.full_path}/${path}`;
+    const now = this.clock.now();
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const projects = this.projects.withExecutor(trx);
+        await this.namespaces.withExecutor(trx).dropRedirect(fullPath);
+        const project = await projects.insert({
+          namespaceId: namespace.id,
+          name,
+          path,
+          fullPath,
+          description: input.description ?? '',
+          visibility,
+          repositoryStorage: this.pickStorage(),
+          defaultBranch: input.default_branch ?? 'main',
+          creatorId: actor.user.id,
+          now,
+        });
+        await this.bus.publish({ type: 'project_created', projectId: project.id, authorId: actor.user.id, at: now }, trx);
+        return project;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError('Project path has already been taken');
+      throw error;
+    }
+  }
+
+  async update(project: ProjectRow, input: UpdateProjectInput): Promise<ProjectRow> {
+    checkNameAndPath(input.name, input.path, false);
+    const namespace = await this.namespaces.findByIdIncludingDeleted(project.namespace_id);
+    if (input.visibility && namespace?.kind === 'group') checkVisibilityWithin(input.visibility, namespace.visibility);
+    const now = this.clock.now();
+    const path = input.path ?? project.path;
+    const fullPath = `${namespace?.full_path ?? ''}/${path}`;
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        if (fullPath !== project.full_path) {
+          const namespaces = this.namespaces.withExecutor(trx);
+          await namespaces.dropRedirect(fullPath);
+          await namespaces.addRedirect(project.full_path, 'project', project.id, now);
+        }
+        const updated = await this.projects.withExecutor(trx).update(project.id, {
+          updated_at: now,
+          path,
+          full_path: fullPath,
+          full_path_lower: fullPath.toLowerCase(),
+          ...(input.name !== undefined ? { name: input.name } : {}),
+          ...(input.visibility !== undefined ? { visibility: input.visibility } : {}),
+          ...(input.description !== undefined ? { description: input.description } : {}),
+          ...(input.default_branch !== undefined ? { default_branch: input.default_branch } : {}),
+        });
+        if (!updated) throw new NotFoundError('Project');
+        return updated;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError('Project path has already been taken');
+      throw error;
+    }
+  }
+
+  /** Hidden at once; the job worker removes rows and repositories (DELETE answers 202). */
+  async scheduleRemoval(project: ProjectRow): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await this.projects.withExecutor(trx).update(project.id, { pending_delete: 1, updated_at: this.clock.now() });
+      await this.jobs.enqueue(trx, PROJECT_REMOVAL_JOB, { projectId: project.id });
+    });
+  }
+
+  async list(actor: Actor | null, filter: ProjectFilter, limit: number, offset: number) {
+    const scope = await this.access.projectScope(actor);
+    return this.projects.list(scope, filter, limit, offset);
+  }
+
+  async setStorage(projectId: number, storage: string, readOnly: boolean): Promise<void> {
+    await this.projects.update(projectId, { repository_storage: storage, repository_read_only: readOnly ? 1 : 0 });
+  }
+
+  async setReadOnly(projectId: number, readOnly: boolean): Promise<void> {
+    await this.projects.update(projectId, { repository_read_only: readOnly ? 1 : 0 });
+  }
+
+  async touchActivity(projectId: number): Promise<void> {
+    await this.projects.update(projectId, { last_activity_at: this.clock.now() });
+  }
+
+  /** New repositories go to the first configured storage. */
+  private pickStorage(): string {
+    const first = this.storages[0];
+    if (!first) throw new Error('no repository storage configured');
+    return first;
+  }
+}

@@ -1,0 +1,29 @@
+import type { FastifyRequest } from 'fastify';
+import type { Actor } from '../../infra/auth/index.js';
+import { UnauthorizedError } from '../../infra/errors/index.js';
+import type { Platform } from '../../infra/platform.js';
+import type { UsersService } from '../identity/index.js';
+import type { AccessPolicy } from './access.js';
+import type { GroupsService } from './groups.service.js';
+import type { IssuesService } from './issues.service.js';
+import type { MembersService } from './members.service.js';
+import type { ProjectLookup } from './projects.lookup.js';
+import type { ProjectsService } from './projects.service.js';
+import type { SnippetsService } from './snippets.service.js';
+
+export interface ProjectsRouteDeps {
+  platform: Platform;
+  users: UsersService;
+  access: AccessPolicy;
+  lookup: ProjectLookup;
+  groups: GroupsService;
+  projects: ProjectsService;
+  members: MembersService;
+  issues: IssuesService;
+  snippets: SnippetsService;
+}
+
+export function requireActor(request: FastifyRequest): Actor {
+  if (!request.actor) throw new UnauthorizedError();
+  return request.actor;
+}

@@ -1,0 +1,67 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Executor } from '../../infra/db/index.js';
+import type { SnippetsTable } from '../../infra/db/tables/core.js';
+
+export type SnippetRow = Selectable<SnippetsTable>;
+
+export class SnippetsRepository {
+  constructor(private readonly db: Executor) {}
+
+  withExecutor(executor: Executor): SnippetsRepository {
+    return new SnippetsRepository(executor);
+  }
+
+  insert(values: {
+    projectId: number | null;
+    authorId: number;
+    title: string;
+    description: string;
+    fileName: string;
+    content: string;
+    visibility: string;
+    storage: string;
+    now: number;
+  }): Promise<SnippetRow> {
+    return this.db
+      .insertInto('snippets')
+      .values({
+        project_id: values.projectId,
+        author_id: values.authorId,
+        title: values.title,
+        description: values.description,
+        file_name: values.fileName,
+        content: values.content,
+        visibility: values.visibility,
+        repository_storage: values.storage,
+        created_at: values.now,
+        updated_at: values.now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  findById(id: number): Promise<SnippetRow | undefined> {
+    return this.db.selectFrom('snippets').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async list(filter: { projectId?: number | null; authorId?: number; visibilities?: string[] }, limit: number, offset: number) {
+    let query = this.db.selectFrom('snippets');
+    if (filter.projectId === null) query = query.where('project_id', 'is', null);
+    else if (filter.projectId !== undefined) query = query.where('project_id', '=', filter.projectId);
+    if (filter.authorId !== undefined) query = query.where('author_id', '=', filter.authorId);
+    if (filter.visibilities) query = query.where('visibility', 'in', filter.visibilities);
+    const [rows, count] = await Promise.all([
+      query.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+      query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
+  }
+
+  update(id: number, changes: Updateable<SnippetsTable>): Promise<SnippetRow> {
+    return this.db.updateTable('snippets').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('snippets').where('id', '=', id).execute();
+  }
+}

@@ -1,0 +1,111 @@
+import type { Actor } from '../../infra/auth/index.js';
+import type { DomainEventBus } from '../../infra/bus.js';
+import type { Clock } from '../../infra/clock.js';
+import type { Database } from '../../infra/db/index.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
+import { AccessLevel } from './access.js';
+import type { ProjectRow } from './projects.repository.js';
+import { SnippetsRepository, type SnippetRow } from './snippets.repository.js';
+
+export interface CreateSnippetInput {
+  title: string;
+  file_name?: string | undefined;
+  content?: string | undefined;
+  description?: string | undefined;
+  visibility?: string | undefined;
+  files?: { file_path: string; content: string }[] | undefined;
+}
+
+const CONTENT_MAX = 1_048_576;
+
+/** Personal snippets (no project) and project snippets. */
+export class SnippetsService {
+  private readonly snippets: SnippetsRepository;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly bus: DomainEventBus,
+    private readonly defaultStorage: string,
+  ) {
+    this.snippets = new SnippetsRepository(db);
+  }
+
+  async create(actor: Actor, project: ProjectRow | null, input: CreateSnippetInput): Promise<SnippetRow> {
+    const file = input.files?.[0];
+    const fileName = input.file_name ?? file?.file_path ?? 'snippet.txt';
+    const content = input.content ?? file?.content;
+    const messages: Record<string, string[]> = {};
+    if (input.title.trim() === '') messages.title = ["can't be blank"];
+    if (input.title.length > 255) messages.title = ['is too long (maximum is 255 characters)'];
+    if (content === undefined || content === '') messages.content = ["can't be blank"];
+    else if (content.length > CONTENT_MAX) messages.content = [`is too long (maximum is ${CONTENT_MAX} characters)`];
+    if (fileName.length > 255 || fileName.includes('..')) messages.file_name = ['is invalid'];
+    if (Object.keys(messages).length > 0) throw new ValidationError(messages);
+    const now = this.clock.now();
+    return this.db.transaction().execute(async (trx) => {
+      const snippet = await this.snippets.withExecutor(trx).insert({
+        projectId: project?.id ?? null,
+        authorId: actor.user.id,
+        title: input.title,
+        description: input.description ?? '',
+        fileName,
+        content: content ?? '',
+        visibility: input.visibility ?? 'private',
+        storage: project?.repository_storage ?? this.defaultStorage,
+        now,
+      });
+      await this.bus.publish(
+        { type: 'snippet_created', projectId: project?.id ?? null, snippetId: snippet.id, authorId: actor.user.id, at: now },
+        trx,
+      );
+      return snippet;
+    });
+  }
+
+  async getVisible(
+    actor: Actor | null,
+    id: number,
+    projectLevel: (projectId: number) => Promise<{ level: number; visible: boolean }>,
+  ): Promise<SnippetRow> {
+    const snippet = await this.snippets.findById(id);
+    if (!snippet) throw new NotFoundError('Snippet');
+    if (!(await this.canSee(actor, snippet, projectLevel))) throw new NotFoundError('Snippet');
+    return snippet;
+  }
+
+  async canSee(
+    actor: Actor | null,
+    snippet: SnippetRow,
+    projectLevel: (projectId: number) => Promise<{ level: number; visible: boolean }>,
+  ): Promise<boolean> {
+    if (actor?.user.isAdmin || (actor && snippet.author_id === actor.user.id)) return true;
+    if (snippet.project_id !== null) {
+      const { level, visible } = await projectLevel(snippet.project_id);
+      if (!visible) return false;
+      if (level >= AccessLevel.GUEST) return true;
+    }
+    return snippet.visibility === 'public' || (snippet.visibility === 'internal' && actor !== null);
+  }
+
+  findById(id: number): Promise<SnippetRow | undefined> {
+    return this.snippets.findById(id);
+  }
+
+  list(filter: { projectId?: number | null; authorId?: number; visibilities?: string[] }, limit: number, offset: number) {
+    return this.snippets.list(filter, limit, offset);
+  }
+
+  async remove(actor: Actor, snippet: SnippetRow, level: number): Promise<void> {
+    if (snippet.author_id !== actor.user.id && level < AccessLevel.MAINTAINER && !actor.user.isAdmin) throw new ForbiddenError();
+    await this.snippets.delete(snippet.id);
+  }
+
+  async setStorage(id: number, storage: string): Promise<void> {
+    await this.snippets.update(id, { repository_storage: storage });
+  }
+
+  async setReadOnly(id: number, readOnly: boolean): Promise<void> {
+    await this.snippets.update(id, { repository_read_only: readOnly ? 1 : 0 });
+  }
+}

@@ -1,0 +1,73 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
+import { ManualClock, type Clock } from '../../src/infra/clock.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export const ROOT_TOKEN = 'bsp_test-root-token-0123456789abcdef';
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  config?: Partial<Config>;
+  /** A manual clock for tests that move time; the system clock otherwise. */
+  manualClock?: boolean;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  database: TestDatabase;
+  clock: Clock;
+  /** Present when `manualClock` was asked for. */
+  manual: ManualClock | null;
+  /** `inject` under `/api/v4` with root's token unless `token` is given (`null`: anonymous). */
+  api(
+    method: InjectOptions['method'],
+    url: string,
+    options?: { token?: string | null; body?: unknown; headers?: Record<string, string>; query?: Record<string, string> },
+  ): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/** The real app on a fresh migrated database, with `root` holding ROOT_TOKEN. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = loadConfig(
+    {
+      DATA_DIR: database.dataDir,
+      BASALT_ROOT_TOKEN: ROOT_TOKEN,
+      BASALT_ROOT_PASSWORD: 'root-password-123',
+      EXTERNAL_URL: 'http://basalt.test',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+      ...options.env,
+    },
+    { databaseSchema: database.schema, sqliteFile: database.sqliteFile, ...options.config },
+  );
+  const manual = options.manualClock ? new ManualClock(Date.now()) : null;
+  const app = await buildApp(config, { database: database.handle, startJobs: false, ...(manual ? { clock: manual } : {}) });
+  await app.ready();
+  return {
+    app,
+    config,
+    database,
+    clock: manual ?? { now: () => Date.now() },
+    manual,
+    api: (method, url, opts = {}) => {
+      const headers: Record<string, string> = { ...opts.headers };
+      const token = opts.token === undefined ? ROOT_TOKEN : opts.token;
+      if (token !== null) headers['private-token'] = token;
+      return app.inject({
+        method,
+        url: url.startsWith('/api/') || url.startsWith('/-/') || url.startsWith('/oauth') ? url : `/api/v4${url}`,
+        headers,
+        ...(opts.query ? { query: opts.query } : {}),
+        ...(opts.body !== undefined ? { payload: opts.body as InjectOptions['payload'] } : {}),
+      });
+    },
+    close: async () => {
+      await app.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/infra/db/index.js';
+
+export type TestDialect = 'sqlite' | 'postgres';
+
+/** Which database this run of the suite uses (scripts/test.mjs sets it). */
+export function testDialect(): TestDialect {
+  return process.env.BASALT_TEST_DB === 'postgres' && process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+}
+
+export interface TestDatabase {
+  handle: DatabaseHandle;
+  dataDir: string;
+  databaseUrl: string | null;
+  schema: string | null;
+  sqliteFile: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database: a temporary SQLite file, or a new PostgreSQL schema. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'basalt-test-'));
+  const sqliteFile = path.join(dataDir, 'basalt.sqlite3');
+  if (testDialect() === 'postgres') {
+    const url = process.env.TEST_DATABASE_URL as string;
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const handle = openDatabase({ databaseUrl: url, sqliteFile, schema, poolSize: 5 });
+    await migrateToLatest(handle.db, handle.dialect);
+    return {
+      handle,
+      dataDir,
+      databaseUrl: url,
+      schema,
+      sqliteFile,
+      drop: async () => {
+        await handle.close().catch(() => undefined);
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        await client.query(`drop schema ${schema} cascade`);
+        await client.end();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const handle = openDatabase({ databaseUrl: null, sqliteFile, schema: null });
+  await migrateToLatest(handle.db, handle.dialect);
+  return {
+    handle,
+    dataDir,
+    databaseUrl: null,
+    schema: null,
+    sqliteFile,
+    drop: async () => {
+      await handle.close().catch(() => undefined);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
