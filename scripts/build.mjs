@@ -1,7 +1,7 @@
 // Compiles src/ to dist/ with tsc. With --if-stale it does nothing when dist/ is newer
 // than every source file, so `npm start` is quick after the first run.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,4 +25,6 @@ if (process.argv.includes('--if-stale') && !stale) process.exit(0);
 
 const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+if (result.status !== 0) process.exit(result.status ?? 1);
+// Files the server reads at run time besides the compiled code.
+copyFileSync(path.join(root, 'src', 'web', 'basalt.css'), path.join(root, 'dist', 'web', 'basalt.css'));

@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import underPressure from '@fastify/under-pressure';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -20,6 +21,7 @@ import { createIdentityModule, type IdentityModule } from './modules/identity/in
 import { OpenApiCollector, operationsRoutes } from './modules/operations/index.js';
 import { createProjectsModule, type ProjectsModule } from './modules/projects/index.js';
 import { installJsonParser } from './infra/http/json-parser.js';
+import { staticRoutes } from './web/static.js';
 
 export const VERSION = '0.1.0';
 
@@ -83,6 +85,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   installMethodNotAllowed(app);
   installJsonParser(app);
   await app.register(formbody, { bodyLimit: config.bodyLimit });
+  await app.register(cookie);
   app.setErrorHandler(apiErrorHandler);
   installResponseHeaders(app);
   const metrics = installMetrics(app);
@@ -100,18 +103,26 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   app.addHook('onRequest', createAuthHook({ config, clock, resolvers: platform.resolvers, limiter }));
 
+  // Modules, core first; each area adds its line in each of the three lists below.
   const identity = createIdentityModule(platform);
   const projects = createProjectsModule(platform, identity);
+  // (areas built on the core are created here)
   const modules: Modules = { identity, projects };
   app.decorate('modules', modules);
 
+  // REST API v4: `{message}` error bodies (infra/errors apiErrorHandler).
   await app.register(
     async (api: ApiApp) => {
       identity.routes(api);
       projects.routes(api);
+      // (areas add their /api/v4 routes here)
     },
     { prefix: '/api/v4' },
   );
+  // Pages, OAuth, ingestion and git routes live at the root; a module that needs its own
+  // error format (OAuth) registers an encapsulated plugin with its own handler.
+  staticRoutes(app);
+  // (areas add their root-level routes here)
   operationsRoutes(app, platform, metrics, openapi, VERSION, () => overloaded || database.poolStats().waiting > 50);
 
   app.addHook('onReady', async () => {
