@@ -41,7 +41,7 @@ function openSqlite(file: string): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     dialect: 'sqlite',
@@ -50,6 +50,29 @@ function openSqlite(file: string): DatabaseHandle {
     },
     poolStats: () => ({ waiting: 0, total: 1 }),
     close: () => db.destroy(),
+  };
+}
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs more than running a
+ * small query, so statements are kept by their SQL text (bounded: the query builder
+ * produces a small set of shapes, `IN (...)` lists aside).
+ */
+function withStatementCache(sqlite: SQLite.Database) {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    prepare(sql: string): SQLite.Statement {
+      let statement = statements.get(sql);
+      if (!statement) {
+        if (statements.size >= 1000) statements.clear();
+        statement = sqlite.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+    close(): void {
+      sqlite.close();
+    },
   };
 }
 

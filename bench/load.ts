@@ -1,0 +1,39 @@
+// Runs one autocannon load in its own process (so the load generator never shares the
+// server's event loop) and prints the result as JSON on stdout.
+import autocannon from 'autocannon';
+import { factories } from './request-factories.js';
+import type { LoadRequest } from './scenarios.js';
+
+interface LoadOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  request: LoadRequest;
+}
+
+const options = JSON.parse(process.argv[2] ?? '{}') as LoadOptions;
+const { request } = options;
+const factory = request.factory ? factories[request.factory.name] : undefined;
+if (request.factory && !factory) throw new Error(`unknown request factory ${request.factory.name}`);
+const result = await autocannon({
+  url: options.url,
+  connections: options.connections,
+  duration: options.duration,
+  method: request.method,
+  headers: { 'content-type': 'application/json', ...request.headers },
+  ...(request.body !== undefined ? { body: request.body } : {}),
+  requests: [
+    { method: request.method, path: request.path, ...(factory && request.factory ? { setupRequest: factory(request.factory.args) } : {}) },
+  ],
+});
+process.stdout.write(
+  `${JSON.stringify({
+    requests: result.requests.average,
+    total: result.requests.total,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  })}\n`,
+);

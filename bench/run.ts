@@ -1,0 +1,174 @@
+// `npm run bench [-- name...]`: every baseline and scenario, each in its own server process,
+// loaded by autocannon in another process, pinned to different cores where the machine
+// has two or more. Prints one table and writes it as JSON (and Markdown) to bench/results/.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { LoadRequest } from './scenarios.js';
+import { scenarios } from './scenarios.js';
+
+const here = import.meta.dirname;
+const root = path.dirname(here);
+const tsx = path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const filters = process.argv.slice(2);
+const pin = os.availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+
+interface Target {
+  name: string;
+  title: string;
+  start: () => Promise<{ child: ChildProcess; port: number; request: LoadRequest }>;
+  baseline?: string;
+  target?: { ratio: number; p99: number };
+}
+
+interface Row {
+  name: string;
+  title: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  rssMb: number;
+  baseline?: string | undefined;
+  ratio?: number | undefined;
+  target?: { ratio: number; p99: number } | undefined;
+  non2xx: number;
+  errors: number;
+}
+
+function launch(args: string[], core: string, env: Record<string, string> = {}): ChildProcess {
+  const command = pin ? 'taskset' : process.execPath;
+  const argv = pin ? ['-c', core, process.execPath, tsx, ...args] : [tsx, ...args];
+  return spawn(command, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+function firstLine(child: ChildProcess, timeoutMs = 120_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    const timer = setTimeout(() => reject(new Error('no answer from child in time')), timeoutMs);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const line = buffer.split('\n').find((l) => l.startsWith('{'));
+      if (line && buffer.includes('\n')) {
+        clearTimeout(timer);
+        resolve(line);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`child exited with ${code}`));
+    });
+  });
+}
+
+function baselineTarget(name: string, title: string, request: LoadRequest): Target {
+  return {
+    name,
+    title,
+    start: async () => {
+      const child = launch([path.join(here, 'servers', 'baselines.ts'), name], '0');
+      const { port } = JSON.parse(await firstLine(child)) as { port: number };
+      return { child, port, request };
+    },
+  };
+}
+
+const targets: Target[] = [
+  baselineTarget('node-http', 'baseline: bare node:http JSON', { method: 'GET', path: '/' }),
+  baselineTarget('fastify', 'baseline: bare Fastify route', { method: 'GET', path: '/' }),
+  baselineTarget('fastify-lookup', 'baseline: Fastify + SHA-256 + PK SELECT (SQLite)', {
+    method: 'GET',
+    path: '/',
+    headers: { 'private-token': 'bench-token' },
+  }),
+  baselineTarget('fastify-insert', 'baseline: Fastify + 2 KB JSON + INSERT (SQLite WAL)', {
+    method: 'POST',
+    path: '/',
+    factory: { name: 'json-2k', args: {} },
+  }),
+  ...Object.entries(scenarios).map(([name, scenario]) => ({
+    name,
+    title: scenario.title,
+    baseline: scenario.baseline,
+    target: scenario.target,
+    start: async () => {
+      const child = launch([path.join(here, 'servers', 'basalt.ts'), name], '0');
+      const { port, request } = JSON.parse(await firstLine(child)) as { port: number; request: LoadRequest };
+      return { child, port, request };
+    },
+  })),
+];
+
+async function load(port: number, request: LoadRequest, duration: number) {
+  const child = launch(
+    [path.join(here, 'load.ts'), JSON.stringify({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration, request })],
+    '1',
+  );
+  const line = await firstLine(child, (duration + 60) * 1000);
+  return JSON.parse(line) as { requests: number; p50: number; p99: number; non2xx: number; errors: number };
+}
+
+function peakRssMb(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+const rows: Row[] = [];
+const wanted = (t: Target) =>
+  filters.length === 0 || filters.includes(t.name) || targets.some((s) => filters.includes(s.name) && s.baseline === t.name);
+for (const target of targets.filter(wanted)) {
+  process.stderr.write(`bench: ${target.name}\n`);
+  const { child, port, request } = await target.start();
+  try {
+    await load(port, request, 2); // warm-up: JIT, caches, connections
+    const rounds = [];
+    for (let i = 0; i < ROUNDS; i += 1) rounds.push(await load(port, request, DURATION));
+    const base = target.baseline ? rows.find((r) => r.name === target.baseline) : undefined;
+    const rps = median(rounds.map((r) => r.requests));
+    rows.push({
+      name: target.name,
+      title: target.title,
+      rps,
+      p50: median(rounds.map((r) => r.p50)),
+      p99: median(rounds.map((r) => r.p99)),
+      rssMb: peakRssMb(child.pid),
+      baseline: target.baseline,
+      ratio: base ? Math.round((rps / base.rps) * 100) / 100 : undefined,
+      target: target.target,
+      non2xx: rounds.reduce((a, r) => a + r.non2xx, 0),
+      errors: rounds.reduce((a, r) => a + r.errors, 0),
+    });
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+const verdict = (r: Row) => {
+  if (!r.target || r.ratio === undefined) return '';
+  const ok = r.ratio >= r.target.ratio && r.p99 <= r.target.p99;
+  return `${ok ? 'meets' : 'MISSES'} (≥${r.target.ratio}, p99 ≤${r.target.p99} ms)`;
+};
+const header = '| target | req/s (median) | p50 ms | p99 ms | peak RSS MB | vs baseline | target | non-2xx |';
+const lines = [header, '|---|---|---|---|---|---|---|---|'];
+for (const r of rows) {
+  lines.push(
+    `| ${r.title} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.rssMb} | ${r.ratio !== undefined ? `${r.ratio} × ${r.baseline}` : ''} | ${verdict(r)} | ${r.non2xx + r.errors} |`,
+  );
+}
+const table = lines.join('\n');
+process.stdout.write(`\n${table}\n`);
+const machine = `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${pin ? 'server on core 0, load on core 1' : 'not pinned'}`;
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const result = { date: new Date().toISOString(), machine, rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS, rows };
+writeFileSync(path.join(here, 'results', `${stamp}.json`), `${JSON.stringify(result, null, 2)}\n`);
+writeFileSync(path.join(here, 'results', 'latest.md'), `${machine}\n\n${table}\n`);
+process.stdout.write(`\n${machine}\nwritten to bench/results/${stamp}.json\n`);

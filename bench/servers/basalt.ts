@@ -1,0 +1,51 @@
+// Starts Basalt for one scenario: a fresh data directory (SQLite, or PostgreSQL when
+// BENCH_DATABASE_URL is set: a fresh schema), seeds, listens, and prints
+// {"port": N, "request": {...}} for the load generator.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/index.js';
+import { migrateToLatest, openDatabase } from '../../src/infra/db/index.js';
+import { BENCH_ROOT_TOKEN, scenarios } from '../scenarios.js';
+
+const name = process.argv[2] ?? '';
+const scenario = scenarios[name];
+if (!scenario) throw new Error(`unknown scenario ${name}`);
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'basalt-bench-'));
+const databaseUrl = process.env.BENCH_DATABASE_URL ?? null;
+let schema: string | null = null;
+if (databaseUrl) {
+  schema = process.env.BENCH_SCHEMA ?? `bench_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(`create schema if not exists ${schema}`);
+  await client.end();
+}
+const config = loadConfig(
+  {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    BASALT_ROOT_TOKEN: BENCH_ROOT_TOKEN,
+    BASALT_ROOT_PASSWORD: 'bench-root-password',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    RATE_LIMITS: '',
+  },
+  { databaseSchema: schema },
+);
+const database = openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, schema });
+await migrateToLatest(database.db, database.dialect);
+await database.close();
+const app = await buildApp(config);
+await app.ready();
+const request = process.env.BENCH_SEED === '0' ? JSON.parse(process.env.BENCH_REQUEST ?? '{}') : await scenario.seed(app);
+await app.listen({ port: Number(process.env.BENCH_PORT ?? 0), host: '127.0.0.1' });
+const address = app.server.address() as { port: number };
+process.stdout.write(`${JSON.stringify({ port: address.port, request, schema })}\n`);
+process.on('SIGTERM', () => {
+  void app.close().then(() => process.exit(0));
+});
