@@ -2,7 +2,14 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { ManualClock, type Clock } from '../../src/infra/clock.js';
+import { openDatabase } from '../../src/infra/db/index.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+
+/** Another handle on an existing test database; closing it leaves the database in place. */
+async function reopen(existing: TestDatabase): Promise<TestDatabase> {
+  const handle = openDatabase({ databaseUrl: existing.databaseUrl, sqliteFile: existing.sqliteFile, schema: existing.schema, poolSize: 5 });
+  return { ...existing, handle, drop: () => handle.close() };
+}
 
 export const ROOT_TOKEN = 'bsp_test-root-token-0123456789abcdef';
 
@@ -11,6 +18,11 @@ export interface TestAppOptions {
   config?: Partial<Config>;
   /** A manual clock for tests that move time; the system clock otherwise. */
   manualClock?: boolean;
+  /**
+   * A second app instance on the same database (its own connection or pool), as a second
+   * process would be: for tests of state shared across processes.
+   */
+  sameDatabaseAs?: TestApp;
 }
 
 export interface TestApp {
@@ -31,7 +43,7 @@ export interface TestApp {
 
 /** The real app on a fresh migrated database, with `root` holding ROOT_TOKEN. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database = options.sameDatabaseAs ? await reopen(options.sameDatabaseAs.database) : await createTestDatabase();
   const config = loadConfig(
     {
       DATA_DIR: database.dataDir,
