@@ -23,7 +23,13 @@ const result = await autocannon({
   headers: { 'content-type': 'application/json', ...request.headers },
   ...(request.body !== undefined ? { body: request.body } : {}),
   requests: [
-    { method: request.method, path: request.path, ...(factory && request.factory ? { setupRequest: factory(request.factory.args) } : {}) },
+    {
+      method: request.method,
+      path: request.path,
+      ...(factory && request.factory
+        ? { setupRequest: factory(request.factory.args) as unknown as autocannon.Request['setupRequest'] }
+        : {}),
+    },
   ],
 });
 process.stdout.write(

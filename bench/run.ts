@@ -100,6 +100,24 @@ const targets: Target[] = [
       return { child, port, request };
     },
   })),
+  // Scale-out on PostgreSQL: the same authenticated GET with 1 and with 2 processes.
+  ...(process.env.BENCH_DATABASE_URL
+    ? ['1', '2'].map((workers) => ({
+        name: `pg-workers-${workers}`,
+        title: `GET /api/v4/user on PostgreSQL, WORKERS=${workers}`,
+        ...(workers === '2' ? { baseline: 'pg-workers-1' } : {}),
+        start: async () => {
+          // Both processes share the machine's cores, so the server is not pinned here.
+          const child = spawn(process.execPath, [tsx, path.join(here, 'servers', 'cluster.ts'), workers], {
+            cwd: root,
+            env: process.env,
+            stdio: ['ignore', 'pipe', 'inherit'],
+          });
+          const { port, request } = JSON.parse(await firstLine(child)) as { port: number; request: LoadRequest };
+          return { child, port, request };
+        },
+      }))
+    : []),
 ];
 
 async function load(port: number, request: LoadRequest, duration: number) {

@@ -1,0 +1,53 @@
+// Starts the built server (`node dist/main.js`, as `npm start` does) with WORKERS=N on
+// PostgreSQL in a fresh schema, for the scale-out figures. Prints {"port": N} when ready.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { BENCH_ROOT_TOKEN } from '../scenarios.js';
+
+const workers = process.argv[2] ?? '1';
+const url = process.env.BENCH_DATABASE_URL;
+if (!url) throw new Error('BENCH_DATABASE_URL is not set');
+const schema = `bench_${randomBytes(4).toString('hex')}`;
+const client = new pg.Client({ connectionString: url });
+await client.connect();
+await client.query(`create schema ${schema}`);
+await client.end();
+const databaseUrl = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+const port = 20000 + Math.floor(Math.random() * 10000);
+const root = path.resolve(import.meta.dirname, '..', '..');
+const child = spawn(process.execPath, [path.join(root, 'dist', 'main.js')], {
+  cwd: root,
+  env: {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'basalt-bench-')),
+    DATABASE_URL: databaseUrl,
+    WORKERS: workers,
+    LOG_LEVEL: 'warn',
+    RATE_LIMITS: '',
+    BASALT_ROOT_TOKEN: BENCH_ROOT_TOKEN,
+  },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+// Ready when every worker answers; probe until the health route responds.
+for (let i = 0; i < 300; i += 1) {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v4/user`, { headers: { 'private-token': BENCH_ROOT_TOKEN } });
+    if (res.ok) break;
+  } catch {
+    // not listening yet
+  }
+  await new Promise((r) => setTimeout(r, 200));
+}
+process.stdout.write(
+  `${JSON.stringify({ port, request: { method: 'GET', path: '/api/v4/user', headers: { 'private-token': BENCH_ROOT_TOKEN } } })}\n`,
+);
+process.on('SIGTERM', () => {
+  child.kill('SIGTERM');
+  child.once('exit', () => process.exit(0));
+});
