@@ -20,6 +20,13 @@ import type { Platform } from './infra/platform.js';
 import { createIdentityModule, type IdentityModule } from './modules/identity/index.js';
 import { OpenApiCollector, operationsRoutes } from './modules/operations/index.js';
 import { createProjectsModule, type ProjectsModule } from './modules/projects/index.js';
+import { createOAuthModule, type OAuthModule } from './modules/oauth/index.js';
+import { createSpamModule, type SpamModule } from './modules/spam/index.js';
+import { createAlertsModule, type AlertsModule } from './modules/alerts/index.js';
+import { createErrorTrackingModule, type ErrorTrackingModule } from './modules/error-tracking/index.js';
+import { createNotificationsModule, type NotificationsModule } from './modules/notifications/index.js';
+import { createEventsModule, type EventsModule } from './modules/events/index.js';
+import { createGitModule, type GitModule } from './modules/git/index.js';
 import { installJsonParser } from './infra/http/json-parser.js';
 import { staticRoutes } from './web/static.js';
 
@@ -37,6 +44,13 @@ export interface BuildOptions {
 export interface Modules {
   identity: IdentityModule;
   projects: ProjectsModule;
+  oauth: OAuthModule;
+  spam: SpamModule;
+  alerts: AlertsModule;
+  errorTracking: ErrorTrackingModule;
+  notifications: NotificationsModule;
+  events: EventsModule;
+  git: GitModule;
 }
 
 declare module 'fastify' {
@@ -65,7 +79,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const database =
     options.database ?? openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, schema: config.databaseSchema });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : null;
-  const limiter = new RateLimiter(redis ? new RedisCounterStore(redis, clock) : new MemoryCounterStore(clock), clock);
+  const limiter = new RateLimiter(redis ? new RedisCounterStore(redis, clock, `${config.redisPrefix}rl:`) : new MemoryCounterStore(clock), clock);
   const platform: Platform = {
     config,
     database,
@@ -91,13 +105,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const metrics = installMetrics(app);
   installRequestLog(app);
 
-  let overloaded = false;
   await app.register(underPressure, {
-    maxEventLoopDelay: 1000,
+    maxEventLoopDelay: config.loadShedDelayMs,
     retryAfter: 5,
     exposeStatusRoute: false,
-    pressureHandler: () => {
-      overloaded = true;
+    pressureHandler: (_request, _reply, type, value) => {
+      // A sampling window with no event-loop turn at all (synchronous start-up work such as
+      // schema compilation) reads as an infinite delay; it says nothing about load now.
+      if (type === 'eventLoopDelay' && !Number.isFinite(value)) return;
       throw new ServiceUnavailableError(5, '503 Service Unavailable - server overloaded, retry later');
     },
   });
@@ -105,9 +120,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // Modules, core first; each area adds its line in each of the three lists below.
   const identity = createIdentityModule(platform);
-  const projects = createProjectsModule(platform, identity);
+  const spam = createSpamModule(platform);
+  const projects = createProjectsModule(platform, identity, spam.checker);
   // (areas built on the core are created here)
-  const modules: Modules = { identity, projects };
+  const oauth = createOAuthModule(platform, { identity });
+  const git = createGitModule(platform, identity, projects);
+  const errorTracking = createErrorTrackingModule(platform, { identity, projects });
+  const notifications = createNotificationsModule(platform, { identity, projects });
+  const events = createEventsModule(platform, { identity, projects });
+  const alerts = createAlertsModule(platform, { identity, projects, recipients: notifications.service });
+  const modules: Modules = { identity, projects, oauth, spam, notifications, events, errorTracking, alerts, git };
   app.decorate('modules', modules);
 
   // REST API v4: `{message}` error bodies (infra/errors apiErrorHandler).
@@ -116,6 +138,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       identity.routes(api);
       projects.routes(api);
       // (areas add their /api/v4 routes here)
+      oauth.routes(api);
+      git.routes(api);
+      alerts.routes(api);
+      errorTracking.routes(api);
+      identity.resourceTokenRoutes(api, projects);
+      notifications.routes(api);
+      events.routes(api);
     },
     { prefix: '/api/v4' },
   );
@@ -123,7 +152,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // error format (OAuth) registers an encapsulated plugin with its own handler.
   staticRoutes(app);
   // (areas add their root-level routes here)
-  operationsRoutes(app, platform, metrics, openapi, VERSION, () => overloaded || database.poolStats().waiting > 50);
+  await app.register(oauth.rootRoutes);
+  git.rootRoutes(app);
+  await alerts.rootRoutes(app);
+  errorTracking.rootRoutes(app);
+  identity.rootRoutes(app);
+  notifications.rootRoutes(app);
+  events.rootRoutes(app);
+  operationsRoutes(app, platform, metrics, openapi, VERSION, () => app.isUnderPressure() || database.poolStats().waiting > 50);
 
   app.addHook('onReady', async () => {
     await identity.bootstrap();

@@ -41,6 +41,34 @@ export interface Config {
   readonly workers: number;
   /** Whether this process runs the background job loop. */
   readonly runJobs: boolean;
+  /** Event-loop delay (ms) past which requests are shed with 503; 0 turns shedding off. */
+  readonly loadShedDelayMs: number;
+  /** Largest git push (receive-pack request body, after gzip decoding), in bytes. */
+  readonly gitMaxPushBytes: number;
+  /** Days error-tracking events are kept (SPEC "Limits": 90). */
+  readonly errorTrackingRetentionDays: number;
+  /** A push with more refs of one kind than this becomes one bulk event (reference §2.6). */
+  readonly pushEventActivitiesLimit: number;
+  /** Prefix of every Redis key this instance writes (several instances may share one Redis). */
+  readonly redisPrefix: string;
+  /** Spam rules for issue and snippet titles and descriptions (SPEC "Errors" rule 5); empty: off. */
+  readonly spam: SpamRules;
+  /** reCAPTCHA v2 service; `null` when not configured. */
+  readonly captcha: CaptchaConfig | null;
+}
+
+export interface SpamRules {
+  /** Case-insensitive phrases; content containing one is spam. */
+  readonly blockedPatterns: readonly string[];
+  /** More links than this in one submission is spam; `null`: no limit. */
+  readonly maxLinks: number | null;
+}
+
+export interface CaptchaConfig {
+  readonly siteKey: string;
+  readonly secret: string;
+  /** reCAPTCHA v2 `siteverify` endpoint (form POST of `secret` and `response`). */
+  readonly verifyUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -144,6 +172,31 @@ function parseExternalUrl(raw: string, problems: string[]): string {
   }
 }
 
+function parseSpamRules(env: Env, problems: string[]): SpamRules {
+  const blockedPatterns = (env.SPAM_BLOCKED_PATTERNS ?? '')
+    .split(',')
+    .map((p) => p.trim().toLowerCase())
+    .filter(Boolean);
+  if (blockedPatterns.length > 1000 || blockedPatterns.some((p) => p.length > 200)) {
+    problems.push('SPAM_BLOCKED_PATTERNS: at most 1000 phrases of at most 200 characters');
+  }
+  const maxLinks = env.SPAM_MAX_LINKS ? parseInteger(env, 'SPAM_MAX_LINKS', 0, 0, 100_000, problems) : null;
+  return Object.freeze({ blockedPatterns: Object.freeze(blockedPatterns), maxLinks });
+}
+
+function parseCaptcha(env: Env, problems: string[]): CaptchaConfig | null {
+  const siteKey = env.CAPTCHA_SITE_KEY || '';
+  const secret = env.CAPTCHA_SECRET || '';
+  if (!siteKey && !secret) return null;
+  if (!siteKey || !secret) {
+    problems.push('CAPTCHA_SITE_KEY and CAPTCHA_SECRET: set both or neither');
+    return null;
+  }
+  const verifyUrl = env.CAPTCHA_VERIFY_URL || 'https://www.google.com/recaptcha/api/siteverify';
+  if (!/^https?:\/\/\S+$/.test(verifyUrl)) problems.push('CAPTCHA_VERIFY_URL: must be an http(s) URL');
+  return Object.freeze({ siteKey, secret, verifyUrl });
+}
+
 /**
  * Reads every variable of DESIGN.md §3 once. All problems are collected and thrown
  * together so an operator fixes them in one go.
@@ -174,6 +227,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const bodyLimit = parseInteger(env, 'BODY_LIMIT', 1024 * 1024, 1024, 512 * 1024 * 1024, problems);
   const workers = parseInteger(env, 'WORKERS', 1, 1, 64, problems);
   const runJobs = parseBoolean(env, 'RUN_JOBS', true, problems);
+  const loadShedDelayMs = parseInteger(env, 'LOAD_SHED_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000, problems);
+  const gitMaxPushBytes = parseInteger(env, 'GIT_MAX_PUSH_SIZE', 500 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024, problems);
+  const errorTrackingRetentionDays = parseInteger(env, 'ERROR_TRACKING_RETENTION_DAYS', 90, 1, 3650, problems);
+  const pushEventActivitiesLimit = parseInteger(env, 'PUSH_EVENT_ACTIVITIES_LIMIT', 3, 0, 10_000, problems);
+  const redisPrefix = env.REDIS_PREFIX ?? 'basalt:';
+  if (!/^[A-Za-z0-9:_.-]{0,64}$/.test(redisPrefix)) problems.push('REDIS_PREFIX: use up to 64 letters, digits, ":", "_", "." or "-"');
+  const spam = parseSpamRules(env, problems);
+  const captcha = parseCaptcha(env, problems);
   const logLevel = parseChoice(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', problems);
   let secretKeyBase = env.SECRET_KEY_BASE || '';
   if (secretKeyBase && secretKeyBase.length < 32) problems.push('SECRET_KEY_BASE: must be at least 32 characters');
@@ -201,6 +262,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     logLevel,
     workers,
     runJobs,
+    loadShedDelayMs,
+    gitMaxPushBytes,
+    errorTrackingRetentionDays,
+    pushEventActivitiesLimit,
+    redisPrefix,
+    spam,
+    captcha,
     ...overrides,
   });
 }

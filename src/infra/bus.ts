@@ -24,6 +24,7 @@ export type DomainEvent =
   | { type: 'member_joined' | 'member_left'; projectId: number | null; namespaceId: number | null; userId: number; at: number }
   | { type: 'snippet_created'; projectId: number | null; snippetId: number; authorId: number; at: number }
   | { type: 'project_removing'; projectId: number; storage: string; fullPath: string; at: number }
+  | { type: 'group_created'; namespaceId: number; authorId: number; at: number }
   | { type: 'group_removing'; namespaceId: number; fullPath: string; at: number }
   | { type: 'push_received'; projectId: number; authorId: number; refs: PushedRef[]; at: number };
 

@@ -51,6 +51,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       BASALT_ROOT_PASSWORD: 'root-password-123',
       EXTERNAL_URL: 'http://basalt.test',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      // A busy test machine stalls the event loop at start-up; suites that test shedding turn it on.
+      LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
       ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
       ...options.env,
     },

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { ForbiddenError, InsufficientScopeError, InvalidTokenError, NotFoundMessageError, UnauthorizedError } from '../errors/index.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
 import { isTokenCredential, type Actor } from './actor.js';
-import { jobTokenValue, bearerToken, oauthStyleToken, privateToken, sudoValue } from './credentials.js';
+import { bearerToken, header, jobTokenValue, oauthStyleToken, privateToken, sudoValue } from './credentials.js';
 import { acceptedScopes, type RoutePolicy } from './policy.js';
 import type { ResolvedToken, ResolverRegistry } from './resolvers.js';
 
@@ -35,9 +35,17 @@ export function createAuthHook(deps: AuthDeps) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const policy = request.routeOptions.config.policy;
     if (!policy || policy.auth === 'none') return;
-    const found = await findCredential(deps, request, policy);
+    let found: Found | null;
+    try {
+      found = await findCredential(deps, request, policy);
+      if (found?.token) validateToken(deps, found.token);
+    } catch (error) {
+      // A failed credential is an unauthenticated request: it counts against the IP's limit,
+      // so guessing tokens is throttled like any anonymous traffic (reference §3.6).
+      await enforceApiLimits(deps, request, null);
+      throw error;
+    }
     let actor = found?.actor ?? null;
-    if (found?.token) validateToken(deps, found.token);
     if (actor && actor.user.state === 'blocked') throw new ForbiddenError('Your account has been blocked.');
 
     const sudo = sudoValue(request);
@@ -48,10 +56,10 @@ export function createAuthHook(deps: AuthDeps) {
       if (!found.token.scopes.some((s) => (accepted as readonly string[]).includes(s))) throw new InsufficientScopeError(accepted);
     }
 
+    await enforceApiLimits(deps, request, actor);
     if (!actor && policy.auth === 'required') throw new UnauthorizedError();
     if (policy.admin && !actor?.user.isAdmin) throw new ForbiddenError();
     request.actor = actor;
-    await enforceApiLimits(deps, request, actor);
     if (found?.token) deps.resolvers.current.tokenUsed?.(found.token.kind, found.token.id);
   };
 }
@@ -63,6 +71,10 @@ interface Found {
 
 async function findCredential(deps: AuthDeps, request: FastifyRequest, policy: RoutePolicy): Promise<Found | null> {
   const resolvers = deps.resolvers.current;
+  // Deploy tokens never authenticate on the API (SPEC "Authentication"); a job token
+  // works only on the routes that allow it. Either one elsewhere is refused, not ignored.
+  if (header(request, 'deploy-token') !== undefined) throw new UnauthorizedError();
+  if (!policy.jobToken && jobTokenValue(request) !== undefined) throw new UnauthorizedError();
 
   if (policy.jobToken) {
     const bearer = bearerToken(request);

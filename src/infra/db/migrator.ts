@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, Dialect } from './database.js';
 import { migrations } from './migrations/index.js';
 
@@ -14,7 +14,16 @@ class ListedMigrations implements MigrationProvider {
 }
 
 export async function migrateToLatest(db: Database, dialect: Dialect): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new ListedMigrations(dialect) });
+  // Kysely looks for its bookkeeping tables in every schema unless told which; with several
+  // schemas in one database (tests, tenants) it must be the connection's own.
+  const schema = dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({
+    db,
+    provider: new ListedMigrations(dialect),
+    // Numbers are reserved per area, so an older-numbered migration may arrive after a newer one.
+    allowUnorderedMigrations: true,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -65,3 +65,103 @@ export class OAuthError extends Error {
     return new OAuthError('invalid_request', `Missing required parameter: ${parameter}.`);
   }
 }
+
+// One class per error code (CONVENTIONS.md rule 5); the `/oauth` handler renders them all.
+export class InvalidRequestError extends OAuthError {
+  constructor(description?: string) {
+    super('invalid_request', description);
+  }
+}
+
+/** RFC 6749 §5.2: 401 and a `WWW-Authenticate` challenge for the scheme the client may use. */
+export class InvalidClientError extends OAuthError {
+  constructor(description?: string) {
+    super('invalid_client', description, 401);
+    this.headers['www-authenticate'] = 'Basic realm="Basalt"';
+  }
+}
+
+export class InvalidGrantError extends OAuthError {
+  constructor(description?: string) {
+    super('invalid_grant', description);
+  }
+}
+
+export class UnauthorizedClientError extends OAuthError {
+  constructor(description?: string, status = 400) {
+    super('unauthorized_client', description, status);
+  }
+}
+
+export class UnsupportedGrantTypeError extends OAuthError {
+  constructor(description?: string) {
+    super('unsupported_grant_type', description);
+  }
+}
+
+export class InvalidScopeError extends OAuthError {
+  constructor(description?: string) {
+    super('invalid_scope', description);
+  }
+}
+
+export class AccessDeniedError extends OAuthError {
+  constructor(description?: string) {
+    super('access_denied', description);
+  }
+}
+
+export class UnsupportedResponseTypeError extends OAuthError {
+  constructor(description?: string) {
+    super('unsupported_response_type', description);
+  }
+}
+
+export class AuthorizationPendingError extends OAuthError {
+  constructor() {
+    super('authorization_pending');
+  }
+}
+
+export class SlowDownError extends OAuthError {
+  constructor() {
+    super('slow_down');
+  }
+}
+
+export class ExpiredTokenError extends OAuthError {
+  constructor() {
+    super('expired_token');
+  }
+}
+
+export class InvalidRedirectUriError extends OAuthError {
+  constructor(description?: string) {
+    super('invalid_redirect_uri', description);
+  }
+}
+
+/**
+ * RFC 6750 §3.1 `invalid_token` at `/oauth/token/info` and `/oauth/userinfo`: 401 with a
+ * Bearer challenge; the body keeps Doorkeeper's `state: "unauthorized"` (reference §2.6).
+ */
+export class OAuthInvalidTokenError extends OAuthError {
+  constructor(description = OAUTH_DESCRIPTIONS.invalid_token) {
+    super('invalid_token', description, 401);
+    this.headers['www-authenticate'] = `Bearer realm="Basalt", error="invalid_token", error_description="${description}"`;
+  }
+  override body(): Record<string, string> {
+    return { ...super.body(), state: 'unauthorized' };
+  }
+}
+
+/** RFC 6750 §3.1 `insufficient_scope`: 403 naming the scope that is needed. */
+export class OAuthInsufficientScopeError extends OAuthError {
+  constructor(readonly scope: string) {
+    super('insufficient_scope', `Access to this resource requires scope ${scope}.`, 403);
+    this.headers['www-authenticate'] = `Bearer realm="Basalt", error="insufficient_scope", scope="${scope}"`;
+  }
+  override body(): Record<string, string> {
+    return { ...super.body(), scope: this.scope };
+  }
+}

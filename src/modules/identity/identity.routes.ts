@@ -5,6 +5,7 @@ import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/inde
 import type { Platform } from '../../infra/platform.js';
 import { mapToken, mapUser, mapUserBasic, mapUserPublic, mapUserWithAdmin } from './identity.presenter.js';
 import * as S from './identity.schemas.js';
+import { emptyBodyAsObject } from './resource-tokens.routes.js';
 import type { TokenRow } from './tokens.repository.js';
 import type { TokensService } from './tokens.service.js';
 import type { UserRow } from './users.repository.js';
@@ -154,7 +155,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.post(
     '/personal_access_tokens/:id/rotate',
-    { schema: { params: S.TokenIdParams, body: S.RotateTokenBody }, config: { policy: { auth: 'required' } } },
+    { schema: { params: S.TokenIdParams, body: S.RotateTokenBody }, config: { policy: { auth: 'required' } }, preValidation: emptyBodyAsObject },
     async (request) => {
       const row = await ownTokenOr404(request.params.id, actorOf(request));
       if (row.revoked === 1) throw new UnauthorizedError();

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ALL_SCOPES, API_SCOPES } from '../../infra/auth/index.js';
-import { IntegerId, PaginationQuery } from '../../infra/http/index.js';
+import { IntegerId, NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
 
 const NullableBoolean = Type.Union([Type.Boolean(), Type.Null()]);
 
@@ -65,3 +65,16 @@ export const ImpersonationListQuery = Type.Object({
 
 export const ImpersonationParams = Type.Object({ user_id: IntegerId, token_id: IntegerId });
 export const UserTokenParams = Type.Object({ user_id: IntegerId });
+
+export const ResourceParams = Type.Object({ id: NamespaceOrProjectId });
+export const ResourceTokenParams = Type.Object({ id: NamespaceOrProjectId, token_id: IntegerId });
+export const CreateResourceTokenBody = Type.Object({
+  name: Type.String({ maxLength: 255 }),
+  scopes: ScopeList,
+  access_level: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+  expires_at: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
+  description: Type.Optional(Type.String({ maxLength: 1024 })),
+});
+export const ResourceTokenListQuery = Type.Object({
+  state: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive')])),
+});

@@ -1,7 +1,29 @@
+/**
+ * Identity: users, passwords, sessions and the sign-in page, and every token kind that is
+ * a row of `personal_access_tokens` (personal, impersonation, project, group).
+ *
+ * For page routes of other modules (OAuth consent, device page, settings pages), use
+ * `identity.pageAuth` (a PageAuth, see page-auth.ts). Pages declare `policy: { auth: 'none' }`:
+ *
+ *   const actor = await identity.pageAuth.requireSignedIn(request, reply);
+ *   if (!actor) return reply;          // sent: 302 to /users/sign_in?redirect_to=<this page>
+ *   const csrf = identity.pageAuth.pageCsrf(request, reply);   // `authenticity_token` of every form
+ *   if (!identity.pageAuth.verifyPageCsrf(request)) { ...answer 422 }   // in each form POST
+ *
+ * `identity.pageAuth.currentUser(request)` gives the signed-in actor or null without redirecting.
+ */
+import type { FastifyInstance } from 'fastify';
+import { verifyCsrf } from '../../infra/http/csrf.js';
 import type { ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
 import { bootstrapRoot } from './bootstrap.js';
 import { identityRoutes } from './identity.routes.js';
+import { PageAuth } from './page-auth.js';
+import { resourceTokenRoutes, type ResourceLookupPort } from './resource-tokens.routes.js';
+import { ResourceTokensService, type MembershipPort } from './resource-tokens.service.js';
+import { SESSION_COOKIE, SessionsService } from './sessions.service.js';
+import { SignInService } from './sign-in.service.js';
+import { signInRoutes } from './sign-in.routes.js';
 import { TokensService } from './tokens.service.js';
 import { UsersService, toActorUser } from './users.service.js';
 
@@ -10,19 +32,38 @@ export { TokensService } from './tokens.service.js';
 export type { UserRow } from './users.repository.js';
 export type { TokenRow } from './tokens.repository.js';
 export { mapUserBasic, mapUser } from './identity.presenter.js';
+export { PageAuth, safeRedirect, signInPath } from './page-auth.js';
+export { SESSION_COOKIE } from './sessions.service.js';
+export type { MembershipPort } from './resource-tokens.service.js';
+export type { ResourceLookupPort } from './resource-tokens.routes.js';
 
 export interface IdentityModule {
   readonly users: UsersService;
   readonly tokens: TokensService;
+  readonly sessions: SessionsService;
+  /** Sign-in state and CSRF for page routes of every module (see the comment above). */
+  readonly pageAuth: PageAuth;
   bootstrap(): Promise<void>;
   routes(app: ApiApp): void;
+  /** Project and group access tokens; their bots become members through the projects module. */
+  resourceTokenRoutes(app: ApiApp, projects: { lookup: ResourceLookupPort; members: MembershipPort }): void;
+  /** `/users/sign_in`, `/users/sign_out`, `/profile`. */
+  rootRoutes(app: FastifyInstance): void;
 }
 
 export function createIdentityModule(platform: Platform): IdentityModule {
-  const users = new UsersService(platform.db, platform.clock, platform.bus);
-  const tokens = new TokensService(platform.db, platform.clock);
+  const { config, db, clock } = platform;
+  const users = new UsersService(db, clock, platform.bus);
+  const tokens = new TokensService(db, clock);
+  const sessions = new SessionsService(db, clock);
+  const pageAuth = new PageAuth(sessions, config);
+  const signIn = new SignInService(users, sessions, platform.limiter, config.rateLimits.sign_in);
+  const resourceTokens = new ResourceTokensService(db, users, tokens, config, clock);
   platform.resolvers.register({
     accessToken: (secret) => tokens.resolve(secret),
+    // Runs only for requests that carried no token (the hook's order), and costs nothing without the cookie.
+    session: (request) => sessions.resolve(request.cookies[SESSION_COOKIE]),
+    csrfTokenValid: (request) => verifyCsrf(request, config.secretKeyBase),
     userByIdOrUsername: async (value) => {
       const user = await users.findByIdOrUsername(value);
       return user ? toActorUser(user) : null;
@@ -34,7 +75,12 @@ export function createIdentityModule(platform: Platform): IdentityModule {
   return {
     users,
     tokens,
+    sessions,
+    pageAuth,
     bootstrap: () => bootstrapRoot(platform, users, tokens),
     routes: (app) => identityRoutes(app, { platform, users, tokens }),
+    resourceTokenRoutes: (app, projects) =>
+      resourceTokenRoutes(app, { platform, service: resourceTokens, lookup: projects.lookup, members: projects.members }),
+    rootRoutes: (app) => signInRoutes(app, { platform, users, signIn, pageAuth }),
   };
 }

@@ -1,7 +1,7 @@
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { hashPassword, randomPassword, verifyPassword } from '../../infra/crypto.js';
-import { isUniqueViolation, type Database } from '../../infra/db/index.js';
+import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
 import { pathProblem } from '../../infra/reserved-names.js';
 import type { ActorUser } from '../../infra/auth/index.js';
@@ -62,33 +62,37 @@ export class UsersService {
     this.users = new UsersRepository(db);
   }
 
-  async create(input: CreateUserInput): Promise<UserRow> {
+  /** Creates an account; a caller with its own transaction (bot users of access tokens) passes it. */
+  async create(input: CreateUserInput, executor?: Executor): Promise<UserRow> {
     const messages: ValidationMessages = {};
     const usernameProblem = pathProblem(input.username, true);
     if (usernameProblem) messages.username = [usernameProblem];
     checkProfile(input, messages);
     if (Object.keys(messages).length > 0) throw new ValidationError(messages);
-    if (await this.users.findByUsername(input.username)) throw new ConflictError('Username has already been taken');
-    const passwordHash = await hashPassword(input.password ?? randomPassword());
+    const repo = executor ? this.users.withExecutor(executor) : this.users;
+    if (await repo.findByUsername(input.username)) throw new ConflictError('Username has already been taken');
+    // Bots (project and group token users) never sign in with a password: they get none.
+    const passwordHash = input.bot ? null : await hashPassword(input.password ?? randomPassword());
     const now = this.clock.now();
-    try {
-      return await this.db.transaction().execute(async (trx) => {
-        const user = await this.users.withExecutor(trx).insert({
-          username: input.username,
-          name: input.name,
-          email: input.email,
-          passwordHash,
-          isAdmin: input.admin ?? false,
-          bot: input.bot ?? false,
-          // Version 4 accepts `private_profile: null` and reads it as false (SPEC "Versioning").
-          privateProfile: input.private_profile ?? false,
-          bio: input.bio ?? '',
-          confirmedAt: input.skip_confirmation === false ? null : now,
-          now,
-        });
-        await this.bus.publish({ type: 'user_created', userId: user.id, username: user.username, name: user.name, at: now }, trx);
-        return user;
+    const run = async (trx: Executor) => {
+      const user = await this.users.withExecutor(trx).insert({
+        username: input.username,
+        name: input.name,
+        email: input.email,
+        passwordHash,
+        isAdmin: input.admin ?? false,
+        bot: input.bot ?? false,
+        // Version 4 accepts `private_profile: null` and reads it as false (SPEC "Versioning").
+        privateProfile: input.private_profile ?? false,
+        bio: input.bio ?? '',
+        confirmedAt: input.skip_confirmation === false ? null : now,
+        now,
       });
+      await this.bus.publish({ type: 'user_created', userId: user.id, username: user.username, name: user.name, at: now }, trx);
+      return user;
+    };
+    try {
+      return await (executor ? run(executor) : this.db.transaction().execute(run));
     } catch (error) {
       if (isUniqueViolation(error)) {
         const taken = String((error as Error).message).includes('email')

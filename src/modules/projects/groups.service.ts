@@ -1,4 +1,5 @@
 import type { Actor } from '../../infra/auth/index.js';
+import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError } from '../../infra/errors/index.js';
@@ -36,6 +37,7 @@ export class GroupsService {
     private readonly clock: Clock,
     private readonly access: AccessPolicy,
     private readonly jobs: JobQueue,
+    private readonly bus: DomainEventBus,
   ) {
     this.namespaces = new NamespacesRepository(db);
   }
@@ -82,6 +84,7 @@ export class GroupsService {
           now,
         });
         await new MembersRepository(trx).insert('namespace', group.id, actor.user.id, AccessLevel.OWNER, actor.user.id, null, now);
+        await this.bus.publish({ type: 'group_created', namespaceId: group.id, authorId: actor.user.id, at: now }, trx);
         return group;
       });
     } catch (error) {

@@ -15,6 +15,9 @@ import { ProjectsService } from './projects.service.js';
 import { registerRemovalJobs } from './removal.jobs.js';
 import type { ProjectsRouteDeps } from './route-deps.js';
 import { snippetsRoutes } from './snippets.routes.js';
+import { jobsRoutes } from './jobs.routes.js';
+import { JobsService } from './jobs.service.js';
+import type { SpamChecker } from '../spam/index.js';
 import { SnippetsService } from './snippets.service.js';
 
 export { AccessLevel, AccessPolicy, MEMBER_LEVELS } from './access.js';
@@ -29,6 +32,7 @@ export type { GroupsService } from './groups.service.js';
 export type { IssuesService } from './issues.service.js';
 export type { MembersService } from './members.service.js';
 export type { SnippetsService } from './snippets.service.js';
+export type { JobsService } from './jobs.service.js';
 export { mapIssue, mapNote, mapProject, mapGroup } from './projects.presenter.js';
 
 export interface ProjectsModule {
@@ -39,18 +43,23 @@ export interface ProjectsModule {
   readonly members: MembersService;
   readonly issues: IssuesService;
   readonly snippets: SnippetsService;
+  /** CI jobs and their job tokens. */
+  readonly ciJobs: JobsService;
   routes(app: ApiApp): void;
 }
 
-export function createProjectsModule(platform: Platform, identity: IdentityModule): ProjectsModule {
+export function createProjectsModule(platform: Platform, identity: IdentityModule, spam: SpamChecker | null = null): ProjectsModule {
   const { db, clock, bus, jobs, config } = platform;
   const storages = Object.keys(config.storages);
   const access = new AccessPolicy(db, clock);
-  const groups = new GroupsService(db, clock, access, jobs);
+  const groups = new GroupsService(db, clock, access, jobs, bus);
   const projects = new ProjectsService(db, clock, bus, access, jobs, storages);
   const members = new MembersService(db, clock, bus);
-  const issues = new IssuesService(db, clock, bus);
-  const snippets = new SnippetsService(db, clock, bus, storages[0] ?? 'default');
+  const issues = new IssuesService(db, clock, bus, spam);
+  const snippets = new SnippetsService(db, clock, bus, storages[0] ?? 'default', spam);
+  const ciJobs = new JobsService(db, clock);
+  // Job tokens are resolved here (DESIGN.md §2): the hook asks only on allow-listed routes.
+  platform.resolvers.register({ jobToken: (secret) => ciJobs.resolve(secret) });
   const lookup = new ProjectLookup(projects, groups, access, config.externalUrl);
 
   // Every user owns a personal namespace named after them, created in the same transaction.
@@ -79,12 +88,14 @@ export function createProjectsModule(platform: Platform, identity: IdentityModul
     members,
     issues,
     snippets,
+    ciJobs,
     routes: (app) => {
       groupsRoutes(app, deps);
       projectsRoutes(app, deps);
       membersRoutes(app, deps);
       issuesRoutes(app, deps);
       snippetsRoutes(app, deps);
+      jobsRoutes(app, { ...deps, jobs: ciJobs });
     },
   };
 }

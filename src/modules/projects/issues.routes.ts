@@ -1,5 +1,6 @@
 import { ForbiddenError } from '../../infra/errors/index.js';
 import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import { spamContextOf } from '../spam/index.js';
 import { AccessLevel } from './access.js';
 import { mapIssue, mapNote } from './projects.presenter.js';
 import * as S from './projects.schemas.js';
@@ -17,7 +18,7 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
       const { project, level } = await lookup.project(request, request.params.id);
       // Incidents are opened by Reporter and above; issues by anyone who sees the project.
       if (request.body.issue_type === 'incident' && level < AccessLevel.REPORTER) throw new ForbiddenError();
-      const issue = await issues.create(project, actor.user.id, request.body);
+      const issue = await issues.createFromUser(project, actor.user.id, request.body, spamContextOf(request, actor.user.id));
       return reply.code(201).send(mapIssue(issue, project, base, await users.mapByIds([issue.author_id])));
     },
   );

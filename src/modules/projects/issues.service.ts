@@ -6,6 +6,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/erro
 import { AccessLevel } from './access.js';
 import { IssuesRepository, type IssueFilter, type IssueRow, type NoteRow } from './issues.repository.js';
 import type { ProjectRow } from './projects.repository.js';
+import type { SpamChecker, SpamContext } from '../spam/index.js';
 import { ProjectsRepository } from './projects.repository.js';
 
 export interface CreateIssueInput {
@@ -44,8 +45,16 @@ export class IssuesService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly bus: DomainEventBus,
+    private readonly spam: SpamChecker | null = null,
   ) {
     this.issues = new IssuesRepository(db);
+  }
+
+  /** An issue a person submits through the API: spam rules run first (SPEC "Errors" rule 5). */
+  async createFromUser(project: ProjectRow, authorId: number, input: CreateIssueInput, spam: SpamContext): Promise<IssueRow> {
+    checkIssue(input);
+    await this.spam?.check('issue', { title: input.title, description: input.description ?? '' }, spam);
+    return this.create(project, authorId, input);
   }
 
   /** Opens an issue; other modules (alerts, error tracking) pass their transaction. */
@@ -76,8 +85,9 @@ export class IssuesService {
     return issue;
   }
 
-  findById(id: number): Promise<IssueRow | undefined> {
-    return this.issues.findById(id);
+  /** By id; other modules pass their transaction when they read inside one. */
+  findById(id: number, executor?: Executor): Promise<IssueRow | undefined> {
+    return (executor ? this.issues.withExecutor(executor) : this.issues).findById(id);
   }
 
   canSee(issue: IssueRow, actor: Actor | null, level: number): boolean {

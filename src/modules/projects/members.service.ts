@@ -1,7 +1,7 @@
 import type { Actor } from '../../infra/auth/index.js';
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
-import { isUniqueViolation, type Database } from '../../infra/db/index.js';
+import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
 import { AccessLevel, MEMBER_LEVELS } from './access.js';
 import { MembersRepository, type MemberRow, type SourceKind } from './members.repository.js';
@@ -38,29 +38,32 @@ export class MembersService {
     actorLevel: number,
     input: MemberInput,
     projectIdForEvents: number | null,
+    executor?: Executor,
   ): Promise<MemberRow> {
     if (!(MEMBER_LEVELS as readonly number[]).includes(input.access_level))
       throw ValidationError.field('access_level', 'is not included in the list');
     // Nobody grants more than they hold (an owner may add owners).
     if (input.access_level > actorLevel) throw new ForbiddenError();
     const now = this.clock.now();
+    const run = async (trx: Executor) => {
+      const row = await this.members
+        .withExecutor(trx)
+        .insert(kind, sourceId, input.user_id, input.access_level, actor.user.id, parseExpiry(input.expires_at), now);
+      await this.bus.publish(
+        {
+          type: 'member_joined',
+          projectId: projectIdForEvents,
+          namespaceId: kind === 'namespace' ? sourceId : null,
+          userId: input.user_id,
+          at: now,
+        },
+        trx,
+      );
+      return row;
+    };
     try {
-      return await this.db.transaction().execute(async (trx) => {
-        const row = await this.members
-          .withExecutor(trx)
-          .insert(kind, sourceId, input.user_id, input.access_level, actor.user.id, parseExpiry(input.expires_at), now);
-        await this.bus.publish(
-          {
-            type: 'member_joined',
-            projectId: projectIdForEvents,
-            namespaceId: kind === 'namespace' ? sourceId : null,
-            userId: input.user_id,
-            at: now,
-          },
-          trx,
-        );
-        return row;
-      });
+      // Other modules (bot users of access tokens) pass their transaction.
+      return await (executor ? run(executor) : this.db.transaction().execute(run));
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictError('Member already exists');
       throw error;

@@ -1,7 +1,7 @@
 import type { Actor } from '../../infra/auth/index.js';
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
-import { isUniqueViolation, type Database } from '../../infra/db/index.js';
+import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
 import type { JobQueue } from '../../infra/jobs/index.js';
 import { AccessLevel, type AccessPolicy } from './access.js';
@@ -74,6 +74,11 @@ export class ProjectsService {
 
   findByFullPath(fullPath: string): Promise<ProjectRow | undefined> {
     return this.projects.findByFullPath(fullPath);
+  }
+
+  /** The next per-project number for `usage` (alerts, ...) inside the caller's transaction. */
+  nextInternalId(projectId: number, usage: string, executor: Executor): Promise<number> {
+    return this.projects.withExecutor(executor).nextInternalId(projectId, usage);
   }
 
   namespaceOf(project: ProjectRow): Promise<NamespaceRow | undefined> {

@@ -1,6 +1,7 @@
 import { NotFoundError } from '../../infra/errors/index.js';
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import type { Actor } from '../../infra/auth/index.js';
+import { spamContextOf } from '../spam/index.js';
 import { AccessLevel } from './access.js';
 import { mapSnippet } from './projects.presenter.js';
 import * as S from './projects.schemas.js';
@@ -17,7 +18,8 @@ export function snippetsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   };
 
   app.post('/snippets', { schema: { body: S.CreateSnippetBody }, config: { policy: { auth: 'required' } } }, async (request, reply) => {
-    const snippet = await snippets.create(requireActor(request), null, request.body);
+    const actor = requireActor(request);
+    const snippet = await snippets.create(actor, null, request.body, spamContextOf(request, actor.user.id));
     return reply.code(201).send(mapSnippet(snippet, base, await users.mapByIds([snippet.author_id]), null));
   });
 
@@ -50,7 +52,8 @@ export function snippetsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
     { schema: { params: S.RefParams, body: S.CreateSnippetBody }, config: { policy: { auth: 'required' } } },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.REPORTER);
-      const snippet = await snippets.create(requireActor(request), project, request.body);
+      const actor = requireActor(request);
+      const snippet = await snippets.create(actor, project, request.body, spamContextOf(request, actor.user.id));
       return reply.code(201).send(mapSnippet(snippet, base, await users.mapByIds([snippet.author_id]), project));
     },
   );

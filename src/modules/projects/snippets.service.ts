@@ -6,6 +6,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/erro
 import { AccessLevel } from './access.js';
 import type { ProjectRow } from './projects.repository.js';
 import { SnippetsRepository, type SnippetRow } from './snippets.repository.js';
+import type { SpamChecker, SpamContext } from '../spam/index.js';
 
 export interface CreateSnippetInput {
   title: string;
@@ -27,11 +28,13 @@ export class SnippetsService {
     private readonly clock: Clock,
     private readonly bus: DomainEventBus,
     private readonly defaultStorage: string,
+    private readonly spam: SpamChecker | null = null,
   ) {
     this.snippets = new SnippetsRepository(db);
   }
 
-  async create(actor: Actor, project: ProjectRow | null, input: CreateSnippetInput): Promise<SnippetRow> {
+  /** With `spam` (a person submitting through the API) the spam rules run after validation. */
+  async create(actor: Actor, project: ProjectRow | null, input: CreateSnippetInput, spam?: SpamContext): Promise<SnippetRow> {
     const file = input.files?.[0];
     const fileName = input.file_name ?? file?.file_path ?? 'snippet.txt';
     const content = input.content ?? file?.content;
@@ -42,6 +45,9 @@ export class SnippetsService {
     else if (content.length > CONTENT_MAX) messages.content = [`is too long (maximum is ${CONTENT_MAX} characters)`];
     if (fileName.length > 255 || fileName.includes('..')) messages.file_name = ['is invalid'];
     if (Object.keys(messages).length > 0) throw new ValidationError(messages);
+    if (spam && this.spam) {
+      await this.spam.check('snippet', { title: input.title, description: `${input.description ?? ''}\n${content ?? ''}` }, spam);
+    }
     const now = this.clock.now();
     return this.db.transaction().execute(async (trx) => {
       const snippet = await this.snippets.withExecutor(trx).insert({

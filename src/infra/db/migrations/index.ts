@@ -1,4 +1,10 @@
 import { coreMigration } from './0001_core.js';
+import { authMigration } from './0002_auth.js';
+import { errorTrackingMigration } from './0005_error_tracking.js';
+import { alertsMigration } from './0004_alerts.js';
+import { oauthMigration } from './0003_oauth.js';
+import { notificationsEventsMigration } from './0006_notifications_events.js';
+import { gitMigration } from './0007_git.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -9,4 +15,10 @@ import type { MigrationFactory } from './helpers.js';
  */
 export const migrations: Record<string, MigrationFactory> = {
   '0001_core': coreMigration,
+  '0002_auth': authMigration,
+  '0005_error_tracking': errorTrackingMigration,
+  '0004_alerts': alertsMigration,
+  '0003_oauth': oauthMigration,
+  '0006_notifications_events': notificationsEventsMigration,
+  '0007_git': gitMigration,
 };

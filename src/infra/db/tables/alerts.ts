@@ -1,0 +1,81 @@
+import type { Generated } from 'kysely';
+import type { Flag, Millis } from './core.js';
+
+/** An alert endpoint of a project: generic HTTP or Prometheus (migration 0004). */
+export interface AlertIntegrationsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  type: 'http' | 'prometheus';
+  active: Flag;
+  /** Fixed once created; part of the HTTP endpoint's URL. */
+  endpoint_identifier: string;
+  /** SHA-256 of the `bsa_` key; the key itself is shown only on create and reset. */
+  token_digest: string;
+  /** JSON text of the sample payload, or null. */
+  payload_example: string | null;
+  /** JSON text: array of `{field_name, path, type, label}`, or null. */
+  payload_attribute_mappings: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface AlertsTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  integration_id: number | null;
+  title: string;
+  description: string | null;
+  service: string | null;
+  monitoring_tool: string | null;
+  /** JSON text: array of strings. */
+  hosts: string;
+  severity: string;
+  status: 'triggered' | 'acknowledged' | 'resolved' | 'ignored';
+  started_at: Millis;
+  ended_at: Millis | null;
+  events: number;
+  /** SHA-1 hex; unique per project among alerts that are not resolved. */
+  fingerprint: string | null;
+  environment_name: string | null;
+  runbook: string | null;
+  full_query: string | null;
+  y_label: string | null;
+  incident_markdown: string | null;
+  /** JSON text: the payload as received. */
+  payload: string;
+  /** JSON text: fields kept beyond the known ones. */
+  custom_fields: string;
+  issue_id: number | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface AlertSettingsTable {
+  project_id: number;
+  create_issue: Flag;
+  auto_close_incident: Flag;
+  send_email: Flag;
+  updated_at: Millis;
+}
+
+/** Emails waiting for delivery (delivery is a later concern). */
+export interface AlertEmailOutboxTable {
+  id: Generated<number>;
+  project_id: number;
+  alert_id: number | null;
+  user_id: number | null;
+  recipient: string;
+  subject: string;
+  body: string;
+  created_at: Millis;
+  sent_at: Millis | null;
+}
+
+export interface AlertsTables {
+  alert_integrations: AlertIntegrationsTable;
+  alerts: AlertsTable;
+  alert_settings: AlertSettingsTable;
+  alert_email_outbox: AlertEmailOutboxTable;
+}

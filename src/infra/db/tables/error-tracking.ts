@@ -1,0 +1,80 @@
+import type { Generated } from 'kysely';
+import type { Flag, Millis } from './core.js';
+
+export interface ErrorTrackingSettingsTable {
+  project_id: number;
+  active: Flag;
+  integrated: Flag;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface ErrorTrackingClientKeysTable {
+  id: Generated<number>;
+  project_id: number;
+  public_key: string;
+  active: Generated<Flag>;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export type ErrorStatus = 'unresolved' | 'resolved' | 'ignored';
+
+export interface ErrorTrackingErrorsTable {
+  id: Generated<number>;
+  project_id: number;
+  fingerprint: string;
+  title: string;
+  name: string;
+  description: string;
+  culprit: string;
+  platform: string;
+  status: Generated<ErrorStatus>;
+  events_count: number;
+  first_seen_at: Millis;
+  last_seen_at: Millis;
+  issue_iid: number | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface ErrorTrackingErrorEventsTable {
+  id: Generated<number>;
+  project_id: number;
+  error_id: number;
+  event_id: string;
+  occurred_at: Millis;
+  received_at: Millis;
+  level: string;
+  environment: string | null;
+  release: string | null;
+  user_identifier: string | null;
+  description: string;
+  payload: string;
+}
+
+export interface ErrorTrackingSessionCountsTable {
+  project_id: number;
+  release: string;
+  environment: string;
+  bucket_at: Millis;
+  started: Generated<number>;
+  exited: Generated<number>;
+  errored: Generated<number>;
+  crashed: Generated<number>;
+  abnormal: Generated<number>;
+}
+
+export interface ErrorTrackingSchedulesTable {
+  name: string;
+  updated_at: Millis;
+}
+
+export interface ErrorTrackingTables {
+  error_tracking_settings: ErrorTrackingSettingsTable;
+  error_tracking_client_keys: ErrorTrackingClientKeysTable;
+  error_tracking_errors: ErrorTrackingErrorsTable;
+  error_tracking_error_events: ErrorTrackingErrorEventsTable;
+  error_tracking_session_counts: ErrorTrackingSessionCountsTable;
+  error_tracking_schedules: ErrorTrackingSchedulesTable;
+}

@@ -1,0 +1,20 @@
+import type { Platform } from '../../infra/platform.js';
+import type { PageAuth } from '../identity/index.js';
+import type { ProjectLookup, ProjectRow, ProjectsService } from '../projects/index.js';
+import type { AlertRow } from './alerts.repository.js';
+import type { AlertsService } from './alerts.service.js';
+import type { IngestService } from './ingest.service.js';
+import type { IntegrationsService } from './integrations.service.js';
+
+/** What the alerts routes and pages are built with. */
+export interface AlertsDeps {
+  platform: Platform;
+  lookup: ProjectLookup;
+  pageAuth: PageAuth;
+  projects: ProjectsService;
+  integrations: IntegrationsService;
+  alerts: AlertsService;
+  ingest: IngestService;
+  /** One alert as the API shows it (with its integration and incident). */
+  present(alert: AlertRow, project: ProjectRow): Promise<ReturnType<typeof import('./alerts.presenter.js').mapAlert>>;
+}

@@ -1,0 +1,171 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Executor } from '../../infra/db/index.js';
+import type { AlertEmailOutboxTable, AlertSettingsTable, AlertsTable } from '../../infra/db/tables/alerts.js';
+
+export type AlertRow = Selectable<AlertsTable>;
+export type AlertStatus = AlertsTable['status'];
+export type AlertSettingsRow = Selectable<AlertSettingsTable>;
+export type NewAlertRow = Insertable<AlertsTable>;
+
+export const ALERT_STATUSES: readonly AlertStatus[] = ['triggered', 'acknowledged', 'resolved', 'ignored'];
+/** Reference A7: severity order, most critical first; status order, triggered first. */
+const SEVERITY_RANK = sql<number>`case severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 when 'low' then 3 when 'info' then 4 else 5 end`;
+const STATUS_RANK = sql<number>`case status when 'triggered' then 0 when 'acknowledged' then 1 when 'resolved' then 2 else 3 end`;
+
+export type AlertSort =
+  | 'created_at_asc'
+  | 'created_at_desc'
+  | 'updated_at_asc'
+  | 'updated_at_desc'
+  | 'started_at_asc'
+  | 'started_at_desc'
+  | 'ended_at_asc'
+  | 'ended_at_desc'
+  | 'event_count_asc'
+  | 'event_count_desc'
+  | 'severity_asc'
+  | 'severity_desc'
+  | 'status_asc'
+  | 'status_desc';
+
+export interface AlertFilter {
+  statuses?: AlertStatus[] | undefined;
+  severities?: string[] | undefined;
+  search?: string | undefined;
+  sort: AlertSort;
+}
+
+const escapeLike = (value: string) => value.replace(/[%_\\]/g, (c) => `\\${c}`);
+
+export class AlertsRepository {
+  constructor(private readonly db: Executor) {}
+
+  withExecutor(executor: Executor): AlertsRepository {
+    return new AlertsRepository(executor);
+  }
+
+  /** A repeat of an unresolved alert: one more event, nothing else changes (reference A6 step 2). */
+  incrementOpen(projectId: number, fingerprint: string, now: number): Promise<AlertRow | undefined> {
+    return this.db
+      .updateTable('alerts')
+      .set((eb) => ({ events: eb('events', '+', 1), updated_at: now }))
+      .where('project_id', '=', projectId)
+      .where('fingerprint', '=', fingerprint)
+      .where('status', '<>', 'resolved')
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /**
+   * Inserts a new alert; when another request created the same unresolved fingerprint in
+   * the meantime, the partial unique index turns this into an increment of that alert.
+   */
+  insertOrIncrement(row: NewAlertRow): Promise<AlertRow> {
+    return this.db
+      .insertInto('alerts')
+      .values(row)
+      .onConflict((oc) =>
+        oc
+          .columns(['project_id', 'fingerprint'])
+          .where(sql.raw<boolean>(`status <> 'resolved'`))
+          .doUpdateSet((eb) => ({ events: eb('alerts.events', '+', 1), updated_at: row.updated_at })),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  insert(row: NewAlertRow): Promise<AlertRow> {
+    return this.db.insertInto('alerts').values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /** Resolves the unresolved alert with this fingerprint (reference A6 step 2). */
+  resolveOpen(projectId: number, fingerprint: string, endedAt: number, now: number): Promise<AlertRow | undefined> {
+    return this.db
+      .updateTable('alerts')
+      .set({ status: 'resolved', ended_at: endedAt, updated_at: now })
+      .where('project_id', '=', projectId)
+      .where('fingerprint', '=', fingerprint)
+      .where('status', '<>', 'resolved')
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  update(id: number, changes: Updateable<AlertsTable>): Promise<AlertRow | undefined> {
+    return this.db.updateTable('alerts').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
+  findByIid(projectId: number, iid: number): Promise<AlertRow | undefined> {
+    return this.db.selectFrom('alerts').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst();
+  }
+
+  async list(projectId: number, filter: AlertFilter, limit: number, offset: number): Promise<{ rows: AlertRow[]; total: number }> {
+    let query = this.db.selectFrom('alerts').where('project_id', '=', projectId);
+    if (filter.statuses?.length) query = query.where('status', 'in', filter.statuses);
+    if (filter.severities?.length) query = query.where('severity', 'in', filter.severities);
+    if (filter.search) {
+      const like = `%${escapeLike(filter.search.toLowerCase())}%`;
+      query = query.where((eb) =>
+        eb.or(
+          ['title', 'description', 'service', 'monitoring_tool'].map((column) =>
+            eb(sql`lower(${sql.ref(column)})`, 'like', sql<string>`${like} escape '\\'`),
+          ),
+        ),
+      );
+    }
+    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const [key, direction] = splitSort(filter.sort);
+    const ordered = query
+      .selectAll()
+      .orderBy(key === 'severity' ? SEVERITY_RANK : key === 'status' ? STATUS_RANK : sql.ref(key), direction)
+      .orderBy('id', direction);
+    const rows = await ordered.limit(limit).offset(offset).execute();
+    return { rows, total: Number(count.n) };
+  }
+
+  async statusCounts(projectId: number): Promise<Record<string, number>> {
+    const rows = await this.db
+      .selectFrom('alerts')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('project_id', '=', projectId)
+      .groupBy('status')
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  }
+
+  findSettings(projectId: number): Promise<AlertSettingsRow | undefined> {
+    return this.db.selectFrom('alert_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
+  }
+
+  upsertSettings(row: AlertSettingsRow): Promise<AlertSettingsRow> {
+    return this.db
+      .insertInto('alert_settings')
+      .values(row)
+      .onConflict((oc) =>
+        oc.column('project_id').doUpdateSet({
+          create_issue: row.create_issue,
+          auto_close_incident: row.auto_close_incident,
+          send_email: row.send_email,
+          updated_at: row.updated_at,
+        }),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async queueEmails(rows: Insertable<AlertEmailOutboxTable>[]): Promise<void> {
+    if (rows.length > 0) await this.db.insertInto('alert_email_outbox').values(rows).execute();
+  }
+
+  listOutbox(projectId: number): Promise<Selectable<AlertEmailOutboxTable>[]> {
+    return this.db.selectFrom('alert_email_outbox').selectAll().where('project_id', '=', projectId).orderBy('id').execute();
+  }
+}
+
+/** `severity_asc` lists least critical first (reference A7), hence the reversed rank. */
+function splitSort(sort: AlertSort): [string, 'asc' | 'desc'] {
+  const direction = sort.endsWith('_asc') ? 'asc' : 'desc';
+  const key = sort.replace(/_(asc|desc)$/, '');
+  const column = key === 'event_count' ? 'events' : key;
+  if (column === 'severity' || column === 'status') return [column, direction === 'asc' ? 'desc' : 'asc'];
+  return [column, direction];
+}

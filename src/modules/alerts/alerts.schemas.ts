@@ -1,0 +1,87 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IntegerId, NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
+
+/** Largest alert payload and sample, and deepest nesting (reference A4). */
+export const PAYLOAD_LIMIT_BYTES = 1024 * 1024;
+export const PAYLOAD_MAX_DEPTH = 100;
+
+export const ProjectParams = Type.Object({ id: NamespaceOrProjectId });
+export const IntegrationParams = Type.Object({ id: NamespaceOrProjectId, integration_id: IntegerId });
+export const AlertParams = Type.Object({ id: NamespaceOrProjectId, alert_iid: IntegerId });
+
+const Mapping = Type.Object({
+  field_name: Type.String({ minLength: 1, maxLength: 100 }),
+  path: Type.Array(Type.Union([Type.String({ maxLength: 255 }), Type.Integer({ minimum: 0, maximum: 100_000 })]), {
+    minItems: 1,
+    maxItems: 20,
+  }),
+  type: Type.String({ minLength: 1, maxLength: 20 }),
+  label: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+});
+export type MappingInput = Static<typeof Mapping>;
+
+const Mappings = Type.Array(Mapping, { maxItems: 20 });
+/** A JSON document as text, as the sample-payload field of the established product takes it. */
+const PayloadExample = Type.Union([Type.String({ maxLength: PAYLOAD_LIMIT_BYTES }), Type.Null()]);
+
+export const CreateIntegrationBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  type: Type.Optional(Type.Union([Type.Literal('http'), Type.Literal('prometheus')])),
+  active: Type.Optional(Type.Boolean()),
+  payload_example: Type.Optional(PayloadExample),
+  payload_attribute_mappings: Type.Optional(Mappings),
+});
+export type CreateIntegrationInput = Static<typeof CreateIntegrationBody>;
+
+export const UpdateIntegrationBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  active: Type.Optional(Type.Boolean()),
+  payload_example: Type.Optional(PayloadExample),
+  payload_attribute_mappings: Type.Optional(Mappings),
+});
+export type UpdateIntegrationInput = Static<typeof UpdateIntegrationBody>;
+
+export const StatusValue = Type.Union([
+  Type.Literal('triggered'),
+  Type.Literal('acknowledged'),
+  Type.Literal('resolved'),
+  Type.Literal('ignored'),
+]);
+const SeverityValue = Type.Union(['critical', 'high', 'medium', 'low', 'info', 'unknown'].map((s) => Type.Literal(s)));
+
+export const SORTS = [
+  'created_at_asc',
+  'created_at_desc',
+  'updated_at_asc',
+  'updated_at_desc',
+  'started_at_asc',
+  'started_at_desc',
+  'ended_at_asc',
+  'ended_at_desc',
+  'event_count_asc',
+  'event_count_desc',
+  'severity_asc',
+  'severity_desc',
+  'status_asc',
+  'status_desc',
+] as const;
+
+export const ListAlertsQuery = Type.Object({
+  status: Type.Optional(Type.Union([StatusValue, Type.Array(StatusValue, { maxItems: 4 })])),
+  severity: Type.Optional(Type.Union([SeverityValue, Type.Array(SeverityValue, { maxItems: 6 })])),
+  // Clients of the established API send lists as `status[]=a&status[]=b`.
+  'status[]': Type.Optional(Type.Array(StatusValue, { maxItems: 4 })),
+  'severity[]': Type.Optional(Type.Array(SeverityValue, { maxItems: 6 })),
+  search: Type.Optional(Type.String({ maxLength: 255 })),
+  sort: Type.Optional(Type.Union(SORTS.map((s) => Type.Literal(s)))),
+  ...PaginationQuery,
+});
+
+export const UpdateAlertBody = Type.Object({ status: StatusValue });
+
+export const SettingsBody = Type.Object({
+  create_issue: Type.Optional(Type.Boolean()),
+  auto_close_incident: Type.Optional(Type.Boolean()),
+  send_email: Type.Optional(Type.Boolean()),
+});
+export type SettingsInput = Static<typeof SettingsBody>;

@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify';
+import type { ApiApp } from '../../infra/http/index.js';
+import type { Platform } from '../../infra/platform.js';
+import type { IdentityModule } from '../identity/index.js';
+import type { ProjectRow, ProjectsModule } from '../projects/index.js';
+import type { AlertsDeps } from './alerts.deps.js';
+import { alertsPages } from './alerts.pages.js';
+import { mapAlert } from './alerts.presenter.js';
+import type { AlertRow } from './alerts.repository.js';
+import { alertsRoutes } from './alerts.routes.js';
+import { AlertsService } from './alerts.service.js';
+import { Incidents } from './incidents.js';
+import { IngestService, type AlertRecipients } from './ingest.service.js';
+import { IntegrationsService } from './integrations.service.js';
+import { notifyRoutes } from './notify.routes.js';
+import { maintainerIds } from './recipients.js';
+
+export type { AlertRecipients, AlertSummary } from './ingest.service.js';
+export type { AlertRow } from './alerts.repository.js';
+export type { IntegrationRow } from './integrations.repository.js';
+export { AlertsService } from './alerts.service.js';
+export { IntegrationsService } from './integrations.service.js';
+export { IngestService } from './ingest.service.js';
+
+export interface AlertsModule {
+  readonly integrations: IntegrationsService;
+  readonly alerts: AlertsService;
+  readonly ingest: IngestService;
+  /** Who receives alert emails; set by the notifications module when it exists. */
+  useRecipients(source: AlertRecipients): void;
+  routes(app: ApiApp): void;
+  /** The notify endpoints and the alert pages, at the service root. */
+  rootRoutes(app: FastifyInstance): Promise<void>;
+}
+
+export function createAlertsModule(
+  platform: Platform,
+  deps: { identity: IdentityModule; projects: ProjectsModule; recipients?: AlertRecipients | undefined },
+): AlertsModule {
+  const { db, clock, config } = platform;
+  let recipients: AlertRecipients | null = deps.recipients ?? null;
+  const incidents = new Incidents(deps.identity.users, deps.projects.issues, config.externalUrl);
+  const integrations = new IntegrationsService(db, clock, config.tier);
+  const alerts = new AlertsService(db, clock);
+  const ingest = new IngestService(
+    db,
+    clock,
+    config.tier,
+    config.externalUrl,
+    deps.projects.projects,
+    incidents,
+    () => recipients,
+    (project) => maintainerIds(deps.projects, project, clock.now()),
+  );
+
+  const present = async (alert: AlertRow, project: ProjectRow) => {
+    const [byId, issue] = await Promise.all([
+      integrations.mapByIds(alert.integration_id === null ? [] : [alert.integration_id]),
+      alert.issue_id === null ? undefined : deps.projects.issues.findById(alert.issue_id),
+    ]);
+    return mapAlert(alert, project, config.externalUrl, {
+      integration: alert.integration_id === null ? undefined : byId.get(alert.integration_id),
+      issueIid: issue?.iid ?? null,
+    });
+  };
+  const routeDeps: AlertsDeps = {
+    platform,
+    lookup: deps.projects.lookup,
+    pageAuth: deps.identity.pageAuth,
+    projects: deps.projects.projects,
+    integrations,
+    alerts,
+    ingest,
+    present,
+  };
+
+  return {
+    integrations,
+    alerts,
+    ingest,
+    useRecipients: (source) => {
+      recipients = source;
+    },
+    routes: (app) => alertsRoutes(app, routeDeps),
+    rootRoutes: async (app) => {
+      await notifyRoutes(app, routeDeps);
+      alertsPages(app, routeDeps);
+    },
+  };
+}

@@ -1,0 +1,190 @@
+import type { Insertable } from 'kysely';
+import type { Actor } from '../../infra/auth/index.js';
+import type { Clock } from '../../infra/clock.js';
+import type { Database, Executor } from '../../infra/db/index.js';
+import type { AlertEmailOutboxTable } from '../../infra/db/tables/alerts.js';
+import { BadRequestError } from '../../infra/errors/index.js';
+import type { ProjectRow, ProjectsService } from '../projects/index.js';
+import { AlertsRepository, type AlertRow, type AlertSettingsRow } from './alerts.repository.js';
+import { alertPagePath, type Incidents } from './incidents.js';
+import type { IntegrationRow } from './integrations.repository.js';
+import { multipleIntegrations } from './integrations.service.js';
+import { readMappings } from './mappings.js';
+import { isObject, jsonDepth, type NormalizedAlert } from './normalize.common.js';
+import { PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
+import { normalizeGeneric } from './normalize.generic.js';
+import { checkTopLevel, isPrometheusPayload, normalizePrometheusItem } from './normalize.prometheus.js';
+import type { Tier } from '../../config/index.js';
+
+/** What the receiver answers for each alert a request touched (SPEC "Alert receiver"). */
+export interface AlertSummary {
+  iid: number;
+  title: string;
+}
+
+/** Who gets alert emails; the notifications module provides it (port, so alerts work without it). */
+export interface AlertRecipients {
+  recipients(projectId: number, event: string, participation?: { participants?: readonly number[] }): Promise<number[]>;
+  notificationEmails(userIds: readonly number[]): Promise<Map<number, string>>;
+}
+
+/** Notification event name used to ask who wants alert emails. */
+export const ALERT_EMAIL_EVENT = 'alert_fired';
+
+export const DEPTH_MESSAGE = `400 Bad request - the alert payload nests deeper than ${PAYLOAD_MAX_DEPTH} levels`;
+
+export const DEFAULT_SETTINGS = { create_issue: 0, auto_close_incident: 1, send_email: 0 } as const;
+
+interface Context {
+  project: ProjectRow;
+  integration: IntegrationRow;
+  settings: Pick<AlertSettingsRow, 'create_issue' | 'auto_close_incident' | 'send_email'>;
+  bot: Actor | null;
+  emails: Map<number, string>;
+}
+
+/**
+ * Processing of reference A6: normalise, then per alert one short transaction step: resolve
+ * the open alert, or count one more event on it, or create it (with its incident and emails).
+ */
+export class IngestService {
+  private readonly alerts: AlertsRepository;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly tier: Tier,
+    private readonly externalUrl: string,
+    private readonly projects: ProjectsService,
+    private readonly incidents: Incidents,
+    private readonly recipients: () => AlertRecipients | null,
+    private readonly participants: (project: ProjectRow) => Promise<number[]>,
+  ) {
+    this.alerts = new AlertsRepository(db);
+  }
+
+  /** Turns a payload into normalised alerts: Prometheus shape by integration or by content. */
+  normalize(integration: IntegrationRow, payload: unknown, now: number): { items: NormalizedAlert[]; prometheus: boolean } {
+    if (!isObject(payload)) throw new BadRequestError('400 Bad request - the alert payload must be a JSON object');
+    if (jsonDepth(payload, PAYLOAD_MAX_DEPTH) > PAYLOAD_MAX_DEPTH) throw new BadRequestError(DEPTH_MESSAGE);
+    // Reference A2 step 4: a payload in Alertmanager's shape is read as one on any endpoint.
+    if (integration.type === 'prometheus' || isPrometheusPayload(payload)) {
+      const items = checkTopLevel(payload)
+        .map((item) => normalizePrometheusItem(item, now))
+        .filter((a): a is NormalizedAlert => a !== null);
+      return { items, prometheus: true };
+    }
+    const mappings = multipleIntegrations(this.tier) ? readMappings(integration.payload_attribute_mappings) : [];
+    return {
+      items: [normalizeGeneric(payload, { now, generateFingerprint: multipleIntegrations(this.tier), mappings })],
+      prometheus: false,
+    };
+  }
+
+  async ingest(project: ProjectRow, integration: IntegrationRow, payload: unknown): Promise<AlertSummary[]> {
+    const now = this.clock.now();
+    const { items, prometheus } = this.normalize(integration, payload, now);
+    if (items.length === 0) return [];
+    const settings = (await this.alerts.findSettings(project.id)) ?? DEFAULT_SETTINGS;
+    const bot = settings.create_issue || settings.auto_close_incident ? await this.incidents.botActor() : null;
+    const emails = settings.send_email ? await this.emailRecipients(project) : new Map<number, string>();
+    const ctx: Context = { project, integration, settings, bot, emails };
+
+    const touched = await this.db.transaction().execute(async (trx) => {
+      const out: AlertRow[] = [];
+      for (const item of items) {
+        const row = item.resolving ? await this.resolve(ctx, item, now, trx) : await this.fire(ctx, item, now, trx);
+        if (row) out.push(row);
+      }
+      return out;
+    });
+    // Reference A3: a generic recovery alert with no open alert to resolve is a 400.
+    if (touched.length === 0 && !prometheus) {
+      throw new BadRequestError('400 Bad request - no open alert matches this recovery alert');
+    }
+    return touched.map((a) => ({ iid: a.iid, title: a.title }));
+  }
+
+  private async resolve(ctx: Context, item: NormalizedAlert, now: number, trx: Executor): Promise<AlertRow | null> {
+    if (item.fingerprint === null) return null;
+    const resolved = await this.alerts.withExecutor(trx).resolveOpen(ctx.project.id, item.fingerprint, item.endedAt ?? now, now);
+    if (!resolved) return null;
+    if (ctx.settings.auto_close_incident && ctx.bot) await this.incidents.close(ctx.project, resolved, ctx.bot, trx);
+    await this.queueEmails(ctx, resolved, 'resolved', trx);
+    return resolved;
+  }
+
+  private async fire(ctx: Context, item: NormalizedAlert, now: number, trx: Executor): Promise<AlertRow> {
+    const alerts = this.alerts.withExecutor(trx);
+    if (item.fingerprint !== null) {
+      const grouped = await alerts.incrementOpen(ctx.project.id, item.fingerprint, now);
+      if (grouped) return grouped;
+    }
+    const iid = await this.projects.nextInternalId(ctx.project.id, 'alerts', trx);
+    const values = {
+      project_id: ctx.project.id,
+      iid,
+      integration_id: ctx.integration.id,
+      title: item.title,
+      description: item.description,
+      service: item.service,
+      monitoring_tool: item.monitoringTool,
+      hosts: JSON.stringify(item.hosts),
+      severity: item.severity,
+      status: 'triggered' as const,
+      started_at: item.startedAt,
+      ended_at: null,
+      events: 1,
+      fingerprint: item.fingerprint,
+      environment_name: item.environmentName,
+      runbook: item.runbook,
+      full_query: item.fullQuery,
+      y_label: item.yLabel,
+      incident_markdown: item.incidentMarkdown,
+      payload: JSON.stringify(item.payload),
+      custom_fields: JSON.stringify(item.customFields),
+      issue_id: null,
+      created_at: now,
+      updated_at: now,
+    };
+    const row = item.fingerprint !== null ? await alerts.insertOrIncrement(values) : await alerts.insert(values);
+    // Another request created this fingerprint between our increment and insert: it was grouped.
+    if (row.iid !== iid) return row;
+    const created = ctx.settings.create_issue && ctx.bot ? await this.incidents.open(ctx.project, row, ctx.bot, trx) : row;
+    await this.queueEmails(ctx, created, 'triggered', trx);
+    return created;
+  }
+
+  private async emailRecipients(project: ProjectRow): Promise<Map<number, string>> {
+    const source = this.recipients();
+    if (!source) return new Map();
+    const ids = await source.recipients(project.id, ALERT_EMAIL_EVENT, { participants: await this.participants(project) });
+    return ids.length > 0 ? source.notificationEmails(ids) : new Map();
+  }
+
+  private async queueEmails(ctx: Context, alert: AlertRow, what: 'triggered' | 'resolved', trx: Executor): Promise<void> {
+    if (!ctx.settings.send_email || ctx.emails.size === 0) return;
+    const subject = `${ctx.project.full_path} | ${what === 'triggered' ? 'Alert' : 'Resolved alert'}: ${alert.title}`.slice(0, 255);
+    const body = [
+      `${what === 'triggered' ? 'An alert fired' : 'An alert was resolved'} in ${ctx.project.full_path}.`,
+      '',
+      `Title: ${alert.title}`,
+      `Severity: ${alert.severity}`,
+      `Started: ${new Date(alert.started_at).toISOString()}`,
+      ...(alert.description ? [`Description: ${alert.description}`] : []),
+      '',
+      `${this.externalUrl}${alertPagePath(alert.project_id, alert.iid)}`,
+    ].join('\n');
+    const rows: Insertable<AlertEmailOutboxTable>[] = [...ctx.emails].map(([userId, recipient]) => ({
+      project_id: ctx.project.id,
+      alert_id: alert.id,
+      user_id: userId,
+      recipient,
+      subject,
+      body,
+      created_at: this.clock.now(),
+      sent_at: null,
+    }));
+    await this.alerts.withExecutor(trx).queueEmails(rows);
+  }
+}

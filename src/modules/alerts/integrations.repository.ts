@@ -1,0 +1,97 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Executor } from '../../infra/db/index.js';
+import type { AlertIntegrationsTable } from '../../infra/db/tables/alerts.js';
+
+export type IntegrationRow = Selectable<AlertIntegrationsTable>;
+export type IntegrationType = AlertIntegrationsTable['type'];
+
+export interface NewIntegration {
+  projectId: number;
+  name: string;
+  type: IntegrationType;
+  active: boolean;
+  endpointIdentifier: string;
+  tokenDigest: string;
+  payloadExample: string | null;
+  payloadAttributeMappings: string | null;
+  now: number;
+}
+
+export class IntegrationsRepository {
+  constructor(private readonly db: Executor) {}
+
+  withExecutor(executor: Executor): IntegrationsRepository {
+    return new IntegrationsRepository(executor);
+  }
+
+  insert(i: NewIntegration): Promise<IntegrationRow> {
+    return this.db
+      .insertInto('alert_integrations')
+      .values({
+        project_id: i.projectId,
+        name: i.name,
+        type: i.type,
+        active: i.active ? 1 : 0,
+        endpoint_identifier: i.endpointIdentifier,
+        token_digest: i.tokenDigest,
+        payload_example: i.payloadExample,
+        payload_attribute_mappings: i.payloadAttributeMappings,
+        created_at: i.now,
+        updated_at: i.now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  list(projectId: number): Promise<IntegrationRow[]> {
+    return this.db.selectFrom('alert_integrations').selectAll().where('project_id', '=', projectId).orderBy('id').execute();
+  }
+
+  find(projectId: number, id: number): Promise<IntegrationRow | undefined> {
+    return this.db.selectFrom('alert_integrations').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+  }
+
+  findByIds(ids: readonly number[]): Promise<IntegrationRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('alert_integrations').selectAll().where('id', 'in', ids).execute();
+  }
+
+  findByEndpoint(projectId: number, endpointIdentifier: string): Promise<IntegrationRow | undefined> {
+    return this.db
+      .selectFrom('alert_integrations')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('endpoint_identifier', '=', endpointIdentifier)
+      .where('type', '=', 'http')
+      .executeTakeFirst();
+  }
+
+  findPrometheus(projectId: number): Promise<IntegrationRow | undefined> {
+    return this.db
+      .selectFrom('alert_integrations')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('type', '=', 'prometheus')
+      .orderBy('id')
+      .executeTakeFirst();
+  }
+
+  async countOfType(projectId: number, type: IntegrationType, exceptId: number | null): Promise<number> {
+    let query = this.db
+      .selectFrom('alert_integrations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('project_id', '=', projectId)
+      .where('type', '=', type);
+    if (exceptId !== null) query = query.where('id', '<>', exceptId);
+    const row = await query.executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  update(id: number, changes: Updateable<AlertIntegrationsTable>): Promise<IntegrationRow | undefined> {
+    return this.db.updateTable('alert_integrations').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('alert_integrations').where('id', '=', id).execute();
+  }
+}

@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import type { Tier } from '../../config/index.js';
+import type { Clock } from '../../infra/clock.js';
+import { TOKEN_PREFIX, constantTimeEqual, digestToken, generateToken } from '../../infra/crypto.js';
+import type { Database } from '../../infra/db/index.js';
+import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '../../infra/errors/index.js';
+import type { ProjectRow } from '../projects/index.js';
+import type { CreateIntegrationInput, UpdateIntegrationInput } from './alerts.schemas.js';
+import { IntegrationsRepository, type IntegrationRow, type IntegrationType } from './integrations.repository.js';
+import { checkMappings, parsePayloadExample, readExample } from './mappings.js';
+import { canonicalJson } from './normalize.common.js';
+
+/** Free allows one integration per type; Premium and Ultimate several HTTP ones (SPEC "Tier notes"). */
+export const multipleIntegrations = (tier: Tier): boolean => tier !== 'free';
+
+/** A created or reset integration: the key is shown this once and never stored. */
+export interface WithKey {
+  row: IntegrationRow;
+  token: string;
+}
+
+/** Integrations of a project: who may post alerts, where, and with which key. */
+export class IntegrationsService {
+  private readonly integrations: IntegrationsRepository;
+
+  constructor(
+    db: Database,
+    private readonly clock: Clock,
+    private readonly tier: Tier,
+  ) {
+    this.integrations = new IntegrationsRepository(db);
+  }
+
+  list(project: ProjectRow): Promise<IntegrationRow[]> {
+    return this.integrations.list(project.id);
+  }
+
+  async get(project: ProjectRow, id: number): Promise<IntegrationRow> {
+    const row = await this.integrations.find(project.id, id);
+    if (!row) throw new NotFoundError('Integration');
+    return row;
+  }
+
+  mapByIds(ids: readonly number[]): Promise<Map<number, IntegrationRow>> {
+    return this.integrations.findByIds([...new Set(ids)]).then((rows) => new Map(rows.map((r) => [r.id, r])));
+  }
+
+  async create(project: ProjectRow, input: CreateIntegrationInput): Promise<WithKey> {
+    const type: IntegrationType = input.type ?? 'http';
+    await this.checkTypeLimit(project, type, null);
+    const example = input.payload_example ? parsePayloadExample(input.payload_example) : null;
+    const mappings = this.mappingsFor(type, input.payload_attribute_mappings, example);
+    const token = generateToken(TOKEN_PREFIX.alertKey);
+    const row = await this.integrations.insert({
+      projectId: project.id,
+      name: input.name,
+      type,
+      active: input.active ?? true,
+      // Reference A10: 16 hex characters, fixed for the integration's life.
+      endpointIdentifier: randomBytes(8).toString('hex'),
+      tokenDigest: digestToken(token),
+      payloadExample: example ? JSON.stringify(example) : null,
+      payloadAttributeMappings: mappings ? JSON.stringify(mappings) : null,
+      now: this.clock.now(),
+    });
+    return { row, token };
+  }
+
+  /** Changing the sample clears the mapping unless a new mapping comes with it (SPEC "Alert receiver"). */
+  async update(project: ProjectRow, id: number, input: UpdateIntegrationInput): Promise<IntegrationRow> {
+    const row = await this.get(project, id);
+    const changes: Partial<IntegrationRow> = { updated_at: this.clock.now() };
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.active !== undefined) changes.active = input.active ? 1 : 0;
+    let example = readExample(row.payload_example);
+    if (input.payload_example !== undefined) {
+      const next = input.payload_example ? parsePayloadExample(input.payload_example) : null;
+      const changed = canonicalJson(next) !== canonicalJson(example);
+      example = next;
+      changes.payload_example = next ? JSON.stringify(next) : null;
+      if (changed && input.payload_attribute_mappings === undefined) changes.payload_attribute_mappings = null;
+    }
+    if (input.payload_attribute_mappings !== undefined) {
+      const mappings = this.mappingsFor(row.type, input.payload_attribute_mappings, example);
+      changes.payload_attribute_mappings = mappings ? JSON.stringify(mappings) : null;
+    }
+    const updated = await this.integrations.update(row.id, changes);
+    if (!updated) throw new NotFoundError('Integration');
+    return updated;
+  }
+
+  async resetToken(project: ProjectRow, id: number): Promise<WithKey> {
+    const row = await this.get(project, id);
+    const token = generateToken(TOKEN_PREFIX.alertKey);
+    const updated = await this.integrations.update(row.id, { token_digest: digestToken(token), updated_at: this.clock.now() });
+    if (!updated) throw new NotFoundError('Integration');
+    return { row: updated, token };
+  }
+
+  async remove(project: ProjectRow, id: number): Promise<void> {
+    const row = await this.get(project, id);
+    await this.integrations.delete(row.id);
+  }
+
+  /** The integration a notify URL names, whether or not it is active; undefined when none. */
+  findForEndpoint(
+    project: ProjectRow,
+    kind: 'http' | 'prometheus',
+    endpointIdentifier: string | null,
+  ): Promise<IntegrationRow | undefined> {
+    if (kind === 'prometheus') return this.integrations.findPrometheus(project.id);
+    if (!endpointIdentifier || !/^[A-Za-z0-9]{1,255}$/.test(endpointIdentifier)) return Promise.resolve(undefined);
+    return this.integrations.findByEndpoint(project.id, endpointIdentifier);
+  }
+
+  /** Compares digests in constant time; the key itself is never stored. */
+  keyMatches(row: IntegrationRow, key: string | null): boolean {
+    const presented = digestToken(key ?? '');
+    // Both sides are always compared so a missing key takes as long as a wrong one.
+    return constantTimeEqual(presented, row.token_digest) && key !== null && key !== '';
+  }
+
+  private async checkTypeLimit(project: ProjectRow, type: IntegrationType, exceptId: number | null): Promise<void> {
+    // The Prometheus URL names no endpoint, so a project has one on every tier.
+    const limitOne = type === 'prometheus' || !multipleIntegrations(this.tier);
+    if (limitOne && (await this.integrations.countOfType(project.id, type, exceptId)) > 0) {
+      throw new UnprocessableError('Multiple integrations of a single type are not supported for this project');
+    }
+  }
+
+  private mappingsFor(
+    type: IntegrationType,
+    mappings: CreateIntegrationInput['payload_attribute_mappings'],
+    example: ReturnType<typeof readExample>,
+  ): ReturnType<typeof checkMappings> | null {
+    if (mappings === undefined || mappings.length === 0) return null;
+    if (!multipleIntegrations(this.tier)) throw new ForbiddenError('Custom field mapping needs Premium or Ultimate');
+    if (type !== 'http') throw ValidationError.field('payload_attribute_mappings', 'are only for HTTP integrations');
+    return checkMappings(mappings, example);
+  }
+}

@@ -1,0 +1,88 @@
+import { MissingAttributeError } from '../../infra/errors/index.js';
+import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import { AccessLevel } from '../projects/index.js';
+import { mapClientKey, mapSettings } from './errors.presenter.js';
+import * as S from './error-tracking.schemas.js';
+import type { ErrorTrackingDeps } from './route-deps.js';
+
+type Fields = { active?: boolean | undefined; integrated?: boolean | undefined };
+
+/** Body values win over the query string; gitbeaker sends only the query string. */
+function merged(query: Fields, body: Fields | undefined): Fields {
+  return { active: body?.active ?? query.active, integrated: body?.integrated ?? query.integrated };
+}
+
+/** A bodiless PATCH (gitbeaker puts the fields in the query) validates as an empty body. */
+const emptyBody = async (request: { body: unknown }): Promise<void> => {
+  request.body ??= {};
+};
+
+/** SPEC "Error tracking management": Maintainer or Owner; token scope `api` for writes. */
+export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
+  const { lookup, settings, platform } = deps;
+  const base = platform.config.externalUrl;
+  const policy = { auth: 'required' } as const;
+
+  app.get('/projects/:id/error_tracking/settings', { schema: { params: S.RefParams }, config: { policy } }, async (request) => {
+    const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
+    return mapSettings(await settings.get(project.id));
+  });
+
+  app.put(
+    '/projects/:id/error_tracking/settings',
+    {
+      schema: { params: S.RefParams, querystring: S.SettingsFields, body: S.SettingsFields },
+      preValidation: emptyBody,
+      config: { policy },
+    },
+    async (request) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
+      const { active, integrated } = merged(request.query, request.body);
+      const missing = [...(active === undefined ? ['active'] : []), ...(integrated === undefined ? ['integrated'] : [])];
+      if (active === undefined || integrated === undefined) throw new MissingAttributeError(missing);
+      return mapSettings(await settings.put(project.id, { active, integrated }));
+    },
+  );
+
+  app.patch(
+    '/projects/:id/error_tracking/settings',
+    {
+      schema: { params: S.RefParams, querystring: S.SettingsFields, body: S.SettingsFields },
+      preValidation: emptyBody,
+      config: { policy },
+    },
+    async (request) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
+      const { active, integrated } = merged(request.query, request.body);
+      if (active === undefined) throw new MissingAttributeError(['active']);
+      return mapSettings(await settings.patch(project.id, { active, integrated }));
+    },
+  );
+
+  app.get(
+    '/projects/:id/error_tracking/client_keys',
+    { schema: { params: S.RefParams, querystring: S.PaginationOnly }, config: { policy } },
+    async (request, reply) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
+      const page = pageOf(request.query);
+      const { rows, total } = await settings.listKeys(project.id, page.limit, page.offset);
+      setPaginationHeaders(request, reply, page, total, base);
+      return rows.map((row) => mapClientKey(row, base));
+    },
+  );
+
+  app.post('/projects/:id/error_tracking/client_keys', { schema: { params: S.RefParams }, config: { policy } }, async (request, reply) => {
+    const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
+    return reply.code(201).send(mapClientKey(await settings.createKey(project.id), base));
+  });
+
+  // The established product answers with the deleted key (reference B2).
+  app.delete(
+    '/projects/:id/error_tracking/client_keys/:key_id',
+    { schema: { params: S.KeyParams }, config: { policy } },
+    async (request) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
+      return mapClientKey(await settings.deleteKey(project.id, request.params.key_id), base);
+    },
+  );
+}

@@ -1,0 +1,82 @@
+import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import { AccessLevel, mapIssue } from '../projects/index.js';
+import { mapError, mapErrorDetails, mapEvent, mapReleaseHealth } from './errors.presenter.js';
+import * as S from './error-tracking.schemas.js';
+import { errorPagePath, requireActor, type ErrorTrackingDeps } from './route-deps.js';
+
+/**
+ * The errors REST endpoints of DESIGN.md §4. Reading needs Reporter (as the established
+ * product's error views do); changing status and opening issues needs Developer.
+ */
+export function errorsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
+  const { lookup, errors, users, platform } = deps;
+  const base = platform.config.externalUrl;
+  const policy = { auth: 'required' } as const;
+  const webUrl = (projectId: number, errorId: number) => `${base}${errorPagePath(projectId, errorId)}`;
+
+  app.get(
+    '/projects/:id/error_tracking/errors',
+    { schema: { params: S.RefParams, querystring: S.ListErrorsQuery }, config: { policy } },
+    async (request, reply) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.REPORTER);
+      const q = request.query;
+      const page = pageOf(q);
+      const filter = { status: q.status, search: q.search?.trim() || undefined, sort: q.sort ?? 'last_seen' } as const;
+      const { rows, total, users: counts } = await errors.list(project.id, filter, page.limit, page.offset);
+      setPaginationHeaders(request, reply, page, total, base);
+      return rows.map((row) => mapError(row, counts.get(row.id) ?? 0, webUrl(project.id, row.id)));
+    },
+  );
+
+  app.get('/projects/:id/error_tracking/errors/:error_id', { schema: { params: S.ErrorParams }, config: { policy } }, async (request) => {
+    const { project } = await lookup.project(request, request.params.id, AccessLevel.REPORTER);
+    const error = await errors.get(project.id, request.params.error_id);
+    return mapErrorDetails(await errors.details(error), webUrl(project.id, error.id));
+  });
+
+  app.get(
+    '/projects/:id/error_tracking/errors/:error_id/events',
+    { schema: { params: S.ErrorParams, querystring: S.PaginationOnly }, config: { policy } },
+    async (request, reply) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.REPORTER);
+      const error = await errors.get(project.id, request.params.error_id);
+      const page = pageOf(request.query);
+      const { rows, total } = await errors.events(error.id, page.limit, page.offset);
+      setPaginationHeaders(request, reply, page, total, base);
+      return rows.map((row) => mapEvent(row));
+    },
+  );
+
+  app.put(
+    '/projects/:id/error_tracking/errors/:error_id',
+    { schema: { params: S.ErrorParams, body: S.UpdateErrorBody }, config: { policy } },
+    async (request) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.DEVELOPER);
+      const error = await errors.get(project.id, request.params.error_id);
+      const updated = await errors.setStatus(error, request.body.status);
+      return mapErrorDetails(await errors.details(updated), webUrl(project.id, updated.id));
+    },
+  );
+
+  app.post(
+    '/projects/:id/error_tracking/errors/:error_id/issue',
+    { schema: { params: S.ErrorParams }, config: { policy } },
+    async (request, reply) => {
+      const actor = requireActor(request);
+      const { project, level } = await lookup.project(request, request.params.id, AccessLevel.DEVELOPER);
+      const error = await errors.get(project.id, request.params.error_id);
+      const issue = await errors.createIssue(project, error, actor, level);
+      return reply.code(201).send(mapIssue(issue, project, base, await users.mapByIds([issue.author_id])));
+    },
+  );
+
+  app.get(
+    '/projects/:id/error_tracking/release_health',
+    { schema: { params: S.RefParams, querystring: S.ReleaseHealthQuery }, config: { policy } },
+    async (request) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.REPORTER);
+      const rows = await errors.releaseHealth(project.id, request.query.days ?? 30);
+      return rows.map(mapReleaseHealth);
+    },
+  );
+}

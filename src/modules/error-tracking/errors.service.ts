@@ -1,0 +1,94 @@
+import type { Actor } from '../../infra/auth/index.js';
+import type { Clock } from '../../infra/clock.js';
+import type { Database } from '../../infra/db/index.js';
+import type { ErrorStatus } from '../../infra/db/tables/error-tracking.js';
+import { ConflictError, NotFoundError } from '../../infra/errors/index.js';
+import type { IssueRow, IssuesService, ProjectRow } from '../projects/index.js';
+import { issueDescription } from './errors.presenter.js';
+import { ErrorsRepository, type ErrorEventRow, type ErrorFilter, type ErrorRow } from './errors.repository.js';
+
+const HOUR = 3_600_000;
+
+export interface Bucket {
+  at: number;
+  count: number;
+}
+
+export interface ErrorDetails {
+  error: ErrorRow;
+  userCount: number;
+  latest: ErrorEventRow | undefined;
+  last24h: Bucket[];
+  last30d: Bucket[];
+}
+
+/** Reading grouped errors, changing their status, and opening an issue from one. */
+export class ErrorsService {
+  private readonly repo: ErrorsRepository;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly issues: IssuesService,
+    private readonly errorUrl: (projectId: number, errorId: number) => string,
+  ) {
+    this.repo = new ErrorsRepository(db);
+  }
+
+  async list(projectId: number, filter: ErrorFilter, limit: number, offset: number) {
+    const { rows, total } = await this.repo.list(projectId, filter, limit, offset);
+    const users = await this.repo.userCounts(rows.map((r) => r.id));
+    return { rows, total, users };
+  }
+
+  async get(projectId: number, errorId: number): Promise<ErrorRow> {
+    const row = await this.repo.find(projectId, errorId);
+    if (!row) throw new NotFoundError('Error');
+    return row;
+  }
+
+  async details(error: ErrorRow): Promise<ErrorDetails> {
+    const users = await this.repo.userCounts([error.id]);
+    const latest = await this.repo.latestEvent(error.id);
+    const last30d = await this.frequency(error.id, 30 * 24);
+    return { error, userCount: users.get(error.id) ?? 0, latest, last24h: last30d.slice(-24), last30d };
+  }
+
+  /** Hourly event counts for the last `hours` hours, oldest first, the current hour last. */
+  async frequency(errorId: number, hours: number): Promise<Bucket[]> {
+    const current = this.clock.now() - (this.clock.now() % HOUR);
+    const from = current - (hours - 1) * HOUR;
+    const counts = await this.repo.hourlyCounts(errorId, from);
+    return Array.from({ length: hours }, (_, i) => ({ at: from + i * HOUR, count: counts.get(from + i * HOUR) ?? 0 }));
+  }
+
+  events(errorId: number, limit: number, offset: number) {
+    return this.repo.listEvents(errorId, limit, offset);
+  }
+
+  setStatus(error: ErrorRow, status: ErrorStatus): Promise<ErrorRow> {
+    return this.repo.update(error.id, { status }, this.clock.now());
+  }
+
+  /**
+   * Opens an issue whose description holds the stack trace and a link back (SPEC "Error
+   * tracking management"; reference B8), and links it to the error in the same transaction.
+   */
+  async createIssue(project: ProjectRow, error: ErrorRow, actor: Actor, level: number): Promise<IssueRow> {
+    if (error.issue_iid !== null) {
+      const existing = await this.issues.get(project, error.issue_iid, actor, level).catch(() => null);
+      if (existing) throw new ConflictError(`409 Conflict - issue #${existing.iid} was already created from this error`);
+    }
+    const details = await this.details(error);
+    const description = issueDescription(details, this.errorUrl(project.id, error.id));
+    return this.db.transaction().execute(async (trx) => {
+      const issue = await this.issues.create(project, actor.user.id, { title: error.title.slice(0, 255), description }, trx);
+      await new ErrorsRepository(trx).update(error.id, { issue_iid: issue.iid }, this.clock.now());
+      return issue;
+    });
+  }
+
+  releaseHealth(projectId: number, days: number) {
+    return this.repo.releaseHealth(projectId, this.clock.now() - days * 24 * HOUR);
+  }
+}

@@ -1,0 +1,110 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../infra/db/index.js';
+import type { NormalizedEvent } from './event.js';
+import type { SessionCount } from './sessions.js';
+
+const keep = (column: string) =>
+  sql<number>`case when excluded.${sql.ref(column)} > error_tracking_errors.${sql.ref(column)} then excluded.${sql.ref(column)} else error_tracking_errors.${sql.ref(column)} end`;
+const keepEarliest = (column: string) =>
+  sql<number>`case when excluded.${sql.ref(column)} < error_tracking_errors.${sql.ref(column)} then excluded.${sql.ref(column)} else error_tracking_errors.${sql.ref(column)} end`;
+
+/** The writes of one acknowledged request; every method runs inside the caller's transaction. */
+export class IngestionRepository {
+  constructor(private readonly db: Executor) {}
+
+  /**
+   * Find-or-create the error and count the event in one statement: the unique
+   * (project, fingerprint) index makes two identical events at once land on one row on
+   * both dialects (PostgreSQL row lock; SQLite serialises writers). A new event on a
+   * resolved error reopens it; an ignored error stays ignored.
+   */
+  async upsertError(projectId: number, event: NormalizedEvent, now: number): Promise<number> {
+    const row = await this.db
+      .insertInto('error_tracking_errors')
+      .values({
+        project_id: projectId,
+        fingerprint: event.fingerprint,
+        title: event.title,
+        name: event.name,
+        description: event.description,
+        culprit: event.culprit,
+        platform: event.platform,
+        status: 'unresolved',
+        events_count: 1,
+        first_seen_at: event.occurredAt,
+        last_seen_at: event.occurredAt,
+        issue_iid: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'fingerprint']).doUpdateSet((eb) => ({
+          events_count: sql<number>`error_tracking_errors.events_count + 1`,
+          first_seen_at: keepEarliest('first_seen_at'),
+          last_seen_at: keep('last_seen_at'),
+          title: eb.ref('excluded.title'),
+          name: eb.ref('excluded.name'),
+          description: eb.ref('excluded.description'),
+          culprit: eb.ref('excluded.culprit'),
+          platform: eb.ref('excluded.platform'),
+          status: sql<'unresolved'>`case when error_tracking_errors.status = 'resolved' then 'unresolved' else error_tracking_errors.status end`,
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  /** `false` when the project already has an event with this id (an SDK retry). */
+  async insertEvent(projectId: number, errorId: number, event: NormalizedEvent, payload: string, now: number): Promise<boolean> {
+    const row = await this.db
+      .insertInto('error_tracking_error_events')
+      .values({
+        project_id: projectId,
+        error_id: errorId,
+        event_id: event.eventId,
+        occurred_at: event.occurredAt,
+        received_at: now,
+        level: event.level,
+        environment: event.environment,
+        release: event.release,
+        user_identifier: event.userIdentifier,
+        description: event.description,
+        payload,
+      })
+      .onConflict((oc) => oc.columns(['project_id', 'event_id']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async addSessionCounts(projectId: number, counts: readonly SessionCount[]): Promise<void> {
+    if (counts.length === 0) return;
+    await this.db
+      .insertInto('error_tracking_session_counts')
+      .values(
+        counts.map((c) => ({
+          project_id: projectId,
+          release: c.release,
+          environment: c.environment,
+          bucket_at: c.bucketAt,
+          started: c.started,
+          exited: c.exited,
+          errored: c.errored,
+          crashed: c.crashed,
+          abnormal: c.abnormal,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'release', 'environment', 'bucket_at']).doUpdateSet({
+          started: sql<number>`error_tracking_session_counts.started + excluded.started`,
+          exited: sql<number>`error_tracking_session_counts.exited + excluded.exited`,
+          errored: sql<number>`error_tracking_session_counts.errored + excluded.errored`,
+          crashed: sql<number>`error_tracking_session_counts.crashed + excluded.crashed`,
+          abnormal: sql<number>`error_tracking_session_counts.abnormal + excluded.abnormal`,
+        }),
+      )
+      .execute();
+  }
+}

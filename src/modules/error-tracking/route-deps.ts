@@ -1,0 +1,29 @@
+import type { FastifyRequest } from 'fastify';
+import type { Actor } from '../../infra/auth/index.js';
+import { UnauthorizedError } from '../../infra/errors/index.js';
+import type { Platform } from '../../infra/platform.js';
+import type { UsersService } from '../identity/index.js';
+import type { IssuesService, ProjectLookup, ProjectsService } from '../projects/index.js';
+import type { ErrorsService } from './errors.service.js';
+import type { IngestionService } from './ingestion.service.js';
+import type { SettingsService } from './settings.service.js';
+
+export interface ErrorTrackingDeps {
+  platform: Platform;
+  lookup: ProjectLookup;
+  projects: ProjectsService;
+  issues: IssuesService;
+  users: UsersService;
+  settings: SettingsService;
+  errors: ErrorsService;
+  ingestion: IngestionService;
+}
+
+export function requireActor(request: FastifyRequest): Actor {
+  if (!request.actor) throw new UnauthorizedError();
+  return request.actor;
+}
+
+/** Where the error page of an error lives (pages sit under `/-/`, which no project path can take). */
+export const errorPagePath = (projectId: number, errorId?: number): string =>
+  `/-/projects/${projectId}/errors${errorId === undefined ? '' : `/${errorId}`}`;

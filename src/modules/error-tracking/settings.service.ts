@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../infra/clock.js';
+import { flag, type Database, type Executor } from '../../infra/db/index.js';
+import { NotFoundError, ValidationError } from '../../infra/errors/index.js';
+import { SettingsRepository, type ClientKeyRow, type SettingsRow } from './settings.repository.js';
+
+export interface SettingsInput {
+  active: boolean;
+  integrated?: boolean | undefined;
+}
+
+/** Why the collector refused a request (reference B3 checks 2 and 4). */
+export type GrantRefusal = 'disabled' | 'unknown_key';
+
+/** `<prefix>` + 32 lowercase hex: `\w+` only, so every SDK's DSN parser takes it (reference B2). */
+const PUBLIC_KEY_PREFIX = 'bset_';
+export const newPublicKey = (): string => PUBLIC_KEY_PREFIX + randomBytes(16).toString('hex');
+
+/** `<scheme>://<public_key>@<host>/errortracking/api/v1/projects/<project_id>` (SPEC "Client key"). */
+export function trackerDsn(externalUrl: string, publicKey: string, projectId: number): string {
+  const url = new URL(externalUrl);
+  const prefix = url.pathname.replace(/\/+$/, '');
+  return `${url.protocol}//${publicKey}@${url.host}${prefix}/errortracking/api/v1/projects/${projectId}`;
+}
+
+/**
+ * The project setting and its client keys (SPEC "Error tracking management"). Only the
+ * integrated backend exists here, so a setting that is active must be integrated.
+ */
+export class SettingsService {
+  private readonly repo: SettingsRepository;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {
+    this.repo = new SettingsRepository(db);
+  }
+
+  async get(projectId: number): Promise<SettingsRow> {
+    const row = await this.repo.find(projectId);
+    if (!row) throw new NotFoundError('Error Tracking Setting');
+    return row;
+  }
+
+  /** `undefined` when the project never configured error tracking. */
+  find(projectId: number): Promise<SettingsRow | undefined> {
+    return this.repo.find(projectId);
+  }
+
+  /** PATCH: the setting must exist; `integrated` keeps its value when not given. */
+  async patch(projectId: number, input: SettingsInput): Promise<SettingsRow> {
+    return this.db.transaction().execute(async (trx) => {
+      const repo = this.repo.withExecutor(trx);
+      const current = await repo.find(projectId);
+      if (!current) throw new NotFoundError('Error Tracking Setting');
+      const integrated = input.integrated ?? current.integrated === 1;
+      checkSetting(input.active, integrated);
+      const row = await repo.update(projectId, { active: flag(input.active), integrated: flag(integrated) }, this.clock.now());
+      await this.ensureKey(trx, row);
+      return row;
+    });
+  }
+
+  /** PUT: creates the setting when missing (reference B1). */
+  async put(projectId: number, input: Required<SettingsInput>): Promise<SettingsRow> {
+    checkSetting(input.active, input.integrated);
+    return this.db.transaction().execute(async (trx) => {
+      const repo = this.repo.withExecutor(trx);
+      const now = this.clock.now();
+      const values = { active: flag(input.active), integrated: flag(input.integrated) };
+      const current = await repo.find(projectId);
+      const row = current
+        ? await repo.update(projectId, values, now)
+        : await repo.insert({ project_id: projectId, ...values, created_at: now, updated_at: now });
+      await this.ensureKey(trx, row);
+      return row;
+    });
+  }
+
+  async listKeys(projectId: number, limit: number, offset: number): Promise<{ rows: ClientKeyRow[]; total: number }> {
+    return { rows: await this.repo.listKeys(projectId, limit, offset), total: await this.repo.countKeys(projectId) };
+  }
+
+  createKey(projectId: number): Promise<ClientKeyRow> {
+    return this.repo.insertKey(projectId, newPublicKey(), this.clock.now());
+  }
+
+  async deleteKey(projectId: number, keyId: number): Promise<ClientKeyRow> {
+    const key = await this.repo.findKey(projectId, keyId);
+    if (!key) throw new NotFoundError('Client Key');
+    await this.repo.deleteKey(key.id);
+    return key;
+  }
+
+  /** Whether `publicKey` may send events to the project now; the refusal reason otherwise. */
+  async authorize(projectId: number, publicKey: string): Promise<GrantRefusal | null> {
+    const grant = await this.repo.grant(projectId, publicKey);
+    if (grant && grant.active === 1 && grant.integrated === 1 && grant.key_active === 1) return null;
+    if (grant && grant.key_active === 1) return 'disabled';
+    const setting = grant ? grant : await this.repo.find(projectId);
+    if (!setting || setting.active !== 1 || setting.integrated !== 1) return 'disabled';
+    return 'unknown_key';
+  }
+
+  /** Enabling integrated tracking gives the project a key if it has no active one (reference B1). */
+  private async ensureKey(trx: Executor, row: SettingsRow): Promise<void> {
+    if (row.active !== 1 || row.integrated !== 1) return;
+    const repo = this.repo.withExecutor(trx);
+    if ((await repo.countKeys(row.project_id, true)) === 0) await repo.insertKey(row.project_id, newPublicKey(), this.clock.now());
+  }
+}
+
+function checkSetting(active: boolean, integrated: boolean): void {
+  if (active && !integrated) {
+    throw new ValidationError({ integrated: ['must be true while error tracking is active (only the integrated backend is available)'] });
+  }
+}

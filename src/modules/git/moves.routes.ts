@@ -1,0 +1,106 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { NotFoundError } from '../../infra/errors/index.js';
+import { IntegerId, NamespaceOrProjectId, PaginationQuery, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import type { Platform } from '../../infra/platform.js';
+import type { ProjectLookup, SnippetsService } from '../projects/index.js';
+import type { MoveContainerKind } from './git.repository.js';
+import type { MovePresenter } from './moves.presenter.js';
+import type { MovesService } from './moves.service.js';
+
+export interface MovesRouteDeps {
+  platform: Platform;
+  moves: MovesService;
+  presenter: MovePresenter;
+  lookup: ProjectLookup;
+  snippets: SnippetsService;
+}
+
+const StorageName = Type.String({ minLength: 1, maxLength: 255 });
+const BulkBody = Type.Object({ source_storage_name: StorageName, destination_storage_name: Type.Optional(StorageName) });
+const SingleBody = Type.Object({ destination_storage_name: Type.Optional(StorageName) });
+const ListQuery = Type.Object(PaginationQuery);
+const MoveParams = Type.Object({ repository_storage_move_id: IntegerId });
+const ContainerParams = Type.Object({ id: NamespaceOrProjectId });
+const ContainerMoveParams = Type.Object({ id: NamespaceOrProjectId, repository_storage_move_id: IntegerId });
+
+const FAMILIES: { kind: MoveContainerKind; collection: string; containers: string }[] = [
+  { kind: 'project', collection: 'project_repository_storage_moves', containers: 'projects' },
+  { kind: 'snippet', collection: 'snippet_repository_storage_moves', containers: 'snippets' },
+  { kind: 'group', collection: 'group_repository_storage_moves', containers: 'groups' },
+];
+
+/**
+ * Repository storage moves (SPEC "Repository storage moves", reference §3.1), administrators
+ * only. They exist only on self-managed installations, group moves only on Premium and
+ * Ultimate: elsewhere the routes are not registered at all, so every caller gets 404.
+ */
+export function movesRoutes(app: ApiApp, deps: MovesRouteDeps): void {
+  const { platform, moves, presenter } = deps;
+  const base = platform.config.externalUrl;
+  const policy = { auth: 'required' as const, admin: true };
+
+  const containerId = async (kind: MoveContainerKind, request: FastifyRequest, ref: string): Promise<number> => {
+    if (kind === 'project') return (await deps.lookup.project(request, ref)).project.id;
+    if (kind === 'group') return (await deps.lookup.group(request, ref)).group.id;
+    // Any snippet, whatever its visibility (reference §3.1): administrators see all.
+    const snippet = /^\d{1,15}$/.test(ref) ? await deps.snippets.findById(Number(ref)) : undefined;
+    if (!snippet) throw new NotFoundError('Snippet');
+    return snippet.id;
+  };
+
+  for (const { kind, collection, containers } of FAMILIES) {
+    try {
+      moves.ensureAvailable(kind);
+    } catch {
+      continue;
+    }
+
+    app.get(`/${collection}`, { schema: { querystring: ListQuery }, config: { policy } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const { rows, total } = await moves.list(kind, null, page.limit, page.offset);
+      setPaginationHeaders(request, reply, page, total, base);
+      return presenter.presentAll(rows);
+    });
+
+    app.get(`/${collection}/:repository_storage_move_id`, { schema: { params: MoveParams }, config: { policy } }, async (request) =>
+      presenter.present(await moves.get(kind, request.params.repository_storage_move_id)),
+    );
+
+    app.post(`/${collection}`, { schema: { body: BulkBody }, config: { policy } }, async (request, reply) => {
+      await moves.scheduleBulk(kind, request.body.source_storage_name, request.body.destination_storage_name);
+      return reply.code(202).send({ message: '202 Accepted' });
+    });
+
+    app.get(
+      `/${containers}/:id/repository_storage_moves`,
+      { schema: { params: ContainerParams, querystring: ListQuery }, config: { policy } },
+      async (request, reply) => {
+        const id = await containerId(kind, request, request.params.id);
+        const page = pageOf(request.query);
+        const { rows, total } = await moves.list(kind, id, page.limit, page.offset);
+        setPaginationHeaders(request, reply, page, total, base);
+        return presenter.presentAll(rows);
+      },
+    );
+
+    app.get(
+      `/${containers}/:id/repository_storage_moves/:repository_storage_move_id`,
+      { schema: { params: ContainerMoveParams }, config: { policy } },
+      async (request) => {
+        const id = await containerId(kind, request, request.params.id);
+        return presenter.present(await moves.get(kind, request.params.repository_storage_move_id, id));
+      },
+    );
+
+    app.post(
+      `/${containers}/:id/repository_storage_moves`,
+      { schema: { params: ContainerParams, body: SingleBody }, config: { policy } },
+      async (request, reply) => {
+        const id = await containerId(kind, request, request.params.id);
+        const move = await moves.schedule(kind, id, request.body.destination_storage_name);
+        return reply.code(201).send(await presenter.present(move));
+      },
+    );
+  }
+}

@@ -1,0 +1,122 @@
+import type { PushedRef } from '../../infra/bus.js';
+import { git } from './git.exec.js';
+
+export interface RefCommand {
+  oldOid: string;
+  newOid: string;
+  ref: string;
+}
+
+const ZERO = /^0+$/;
+const COMMAND = /^([0-9a-f]{40}|[0-9a-f]{64}) ([0-9a-f]{40}|[0-9a-f]{64}) (\S+)$/;
+/** The command list of a push is small next to its pack; past this much we stop reading it. */
+const MAX_COMMAND_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Reads the ref-update commands at the start of a receive-pack request (pkt-lines up to
+ * the first flush-pkt, gitprotocol-pack "Reference Update Request") while the body streams
+ * to git, without holding the pack itself.
+ */
+export class PushCommandReader {
+  readonly commands: RefCommand[] = [];
+  private buffer = Buffer.alloc(0);
+  private done = false;
+
+  feed = (chunk: Buffer): void => {
+    if (this.done) return;
+    this.buffer = Buffer.concat([this.buffer, chunk]);
+    while (!this.done && this.buffer.length >= 4) {
+      const length = Number.parseInt(this.buffer.subarray(0, 4).toString('latin1'), 16);
+      if (Number.isNaN(length) || (length > 0 && length < 4)) {
+        this.done = true;
+        break;
+      }
+      if (length === 0) {
+        this.done = true;
+        break;
+      }
+      if (this.buffer.length < length) break;
+      const line = this.buffer.subarray(4, length).toString('utf8');
+      this.buffer = this.buffer.subarray(length);
+      const text = (line.split('\0')[0] ?? '').replace(/\n$/, '');
+      const match = COMMAND.exec(text);
+      if (match?.[1] && match[2] && match[3]) this.commands.push({ oldOid: match[1], newOid: match[2], ref: match[3] });
+    }
+    if (this.buffer.length > MAX_COMMAND_BYTES) this.done = true;
+    if (this.done) this.buffer = Buffer.alloc(0);
+  };
+}
+
+/** Commands whose ref now holds the new value (git may have refused some). */
+export async function appliedCommands(repo: string, commands: readonly RefCommand[]): Promise<RefCommand[]> {
+  if (commands.length === 0) return [];
+  const listing = await git(['for-each-ref', '--format=%(objectname) %(refname)'], { cwd: repo });
+  const current = new Map<string, string>();
+  for (const line of listing.split('\n')) {
+    const space = line.indexOf(' ');
+    if (space > 0) current.set(line.slice(space + 1), line.slice(0, space));
+  }
+  return commands.filter((c) => (ZERO.test(c.newOid) ? !current.has(c.ref) : current.get(c.ref) === c.newOid));
+}
+
+/** Refs in one (type, action) group beyond this are summarised by the events module anyway. */
+const DETAIL_LIMIT = 50;
+
+function truncateTitle(message: string): string | null {
+  const first = message.split('\n')[0]?.trim() ?? '';
+  if (first === '') return null;
+  return first.length > 70 ? `${first.slice(0, 67)}...` : first;
+}
+
+async function count(repo: string, args: string[]): Promise<number> {
+  const out = await git(['rev-list', '--count', ...args], { cwd: repo }).catch(() => '0');
+  return Number.parseInt(out.trim(), 10) || 0;
+}
+
+async function commitOf(repo: string, oid: string): Promise<string | null> {
+  const out = await git(['rev-parse', '--verify', '--quiet', `${oid}^{commit}`], { cwd: repo }).catch(() => '');
+  return out.trim() || null;
+}
+
+/**
+ * What each applied command means for the activity feed (reference §2.6): action, ref
+ * type, the commits it brought and the newest commit's title. Only branches and tags count.
+ */
+export async function describePush(repo: string, commands: readonly RefCommand[], defaultBranch: string): Promise<PushedRef[]> {
+  const refs: PushedRef[] = [];
+  const groups = new Map<string, number>();
+  const typed = commands.flatMap((c) => {
+    const refType = c.ref.startsWith('refs/heads/') ? 'branch' : c.ref.startsWith('refs/tags/') ? 'tag' : null;
+    if (!refType) return [];
+    const action = ZERO.test(c.oldOid) ? 'created' : ZERO.test(c.newOid) ? 'removed' : 'pushed';
+    const key = `${refType}:${action}`;
+    groups.set(key, (groups.get(key) ?? 0) + 1);
+    return [{ ...c, refType, action, key } as const];
+  });
+  const defaultRef = `refs/heads/${defaultBranch}`;
+  const defaultExists = (await commitOf(repo, defaultRef)) !== null;
+  for (const c of typed) {
+    const base: PushedRef = {
+      ref: c.ref.replace(/^refs\/(heads|tags)\//, ''),
+      refType: c.refType,
+      action: c.action,
+      commitFrom: c.action === 'created' ? null : c.oldOid,
+      commitTo: c.action === 'removed' ? null : c.newOid,
+      commitCount: 0,
+      commitTitle: null,
+    };
+    if (c.action === 'removed' || (groups.get(c.key) ?? 0) > DETAIL_LIMIT) {
+      refs.push(base);
+      continue;
+    }
+    const commit = await commitOf(repo, c.newOid);
+    let commitCount = 0;
+    if (c.refType === 'tag') commitCount = commit ? 1 : 0;
+    else if (c.action === 'pushed') commitCount = await count(repo, [`${c.oldOid}..${c.newOid}`]);
+    else if (c.ref === defaultRef || !defaultExists) commitCount = await count(repo, [c.newOid]);
+    else commitCount = await count(repo, [c.newOid, '--not', defaultRef]);
+    const message = commit ? await git(['show', '-s', '--format=%B', commit], { cwd: repo }).catch(() => '') : '';
+    refs.push({ ...base, commitCount, commitTitle: truncateTitle(message) });
+  }
+  return refs;
+}

@@ -1,0 +1,111 @@
+import type { FastifyRequest } from 'fastify';
+import { basicCredentials, type Actor, type ResolvedToken } from '../../infra/auth/index.js';
+import type { Platform } from '../../infra/platform.js';
+import { toActorUser, type UsersService } from '../identity/index.js';
+import { GitHttpError } from './smart-http.errors.js';
+
+const JOB_USERNAME = 'gitlab-ci-token';
+const SIGN_IN_LIMIT = 'sign_in';
+const MAX_CREDENTIAL_LENGTH = 1024;
+
+/** Scopes that let a token read or write repositories (SPEC "Git over HTTPS"; `api` covers both). */
+export const READ_SCOPES = ['api', 'read_repository', 'write_repository'];
+export const WRITE_SCOPES = ['api', 'write_repository'];
+
+export interface GitActor {
+  actor: Actor;
+  /** The username git sent (for REMOTE_USER and logs). */
+  login: string;
+}
+
+/**
+ * Git sends Basic credentials with any username and, as password, a token (personal,
+ * project, group, impersonation or OAuth), a CI job token (username `gitlab-ci-token`) or
+ * the user's own password. Nothing sent: `null` (anonymous). Something wrong: 401.
+ */
+export class GitAuthenticator {
+  constructor(
+    private readonly platform: Platform,
+    private readonly users: UsersService,
+  ) {}
+
+  async authenticate(request: FastifyRequest): Promise<GitActor | null> {
+    const header = request.headers.authorization;
+    if (!header) return null;
+    if (header.length > MAX_CREDENTIAL_LENGTH * 2) throw GitHttpError.unauthorized();
+    const credentials = basicCredentials(request);
+    if (!credentials) throw GitHttpError.unauthorized();
+    const { username: login, password } = credentials;
+    if (password === '' || password.length > MAX_CREDENTIAL_LENGTH || login.length > 255) throw GitHttpError.unauthorized();
+    const resolvers = this.platform.resolvers.current;
+
+    if (login === JOB_USERNAME && resolvers.jobToken) {
+      const job = await resolvers.jobToken(password);
+      if (!job?.running) throw GitHttpError.unauthorized();
+      return { login, actor: { user: job.user, credential: { kind: 'job_token', id: job.id, scopes: null, projectId: job.projectId } } };
+    }
+
+    const token = await this.findToken(password);
+    if (token) {
+      this.checkToken(token);
+      resolvers.tokenUsed?.(token.kind, token.id);
+      return {
+        login,
+        actor: {
+          user: token.user,
+          credential: {
+            kind: token.kind,
+            id: token.id,
+            scopes: token.scopes,
+            ...(token.applicationUid ? { applicationUid: token.applicationUid } : {}),
+          },
+        },
+      };
+    }
+    return { login, actor: await this.passwordActor(request, login, password) };
+  }
+
+  private async findToken(secret: string): Promise<ResolvedToken | null> {
+    const { accessToken, oauthToken } = this.platform.resolvers.current;
+    // The prefix names the table (DESIGN.md §4), so each secret costs one lookup.
+    if (secret.startsWith('bso_')) return oauthToken ? oauthToken(secret) : null;
+    const found = accessToken ? await accessToken(secret) : null;
+    if (found || secret.startsWith('bsp_')) return found;
+    return oauthToken ? oauthToken(secret) : null;
+  }
+
+  private checkToken(token: ResolvedToken): void {
+    const { clock, config } = this.platform;
+    if (token.expiresAt !== null && token.expiresAt <= clock.now()) throw GitHttpError.unauthorized('Your token has expired.');
+    if (token.revoked) throw GitHttpError.unauthorized('Your token has been revoked.');
+    if (token.kind === 'impersonation_token' && !config.impersonationEnabled) throw GitHttpError.unauthorized();
+    if (token.user.state === 'blocked') throw GitHttpError.forbidden('Your account has been blocked.');
+  }
+
+  /** A password is checked like a sign-in: failures count against the `sign_in` limit. */
+  private async passwordActor(request: FastifyRequest, login: string, password: string): Promise<Actor> {
+    const { limiter, config } = this.platform;
+    const limit = config.rateLimits.sign_in;
+    const keys = [`ip:${request.ip}`, `login:${login.trim().toLowerCase()}`];
+    if (limit) {
+      for (const key of keys) {
+        if ((await limiter.store.peek(`${SIGN_IN_LIMIT}:${key}`)) >= limit.count) throw GitHttpError.tooManyAttempts();
+      }
+    }
+    const user = login ? await this.users.authenticate(login, password) : null;
+    if (!user || user.bot === 1) {
+      if (limit) for (const key of keys) await limiter.hit(SIGN_IN_LIMIT, key, limit);
+      throw GitHttpError.unauthorized();
+    }
+    if (user.state === 'blocked') throw GitHttpError.forbidden('Your account has been blocked.');
+    // A password is not scoped: it carries all of the user's rights, like a web session.
+    return { user: toActorUser(user), credential: { kind: 'session', id: 0, scopes: null } };
+  }
+}
+
+/** Whether the credential's scopes allow this git operation (sessions and job tokens are unscoped). */
+export function scopesAllow(actor: Actor, write: boolean): boolean {
+  const scopes = actor.credential.scopes;
+  if (scopes === null) return !(write && actor.credential.kind === 'job_token');
+  return scopes.some((s) => (write ? WRITE_SCOPES : READ_SCOPES).includes(s));
+}

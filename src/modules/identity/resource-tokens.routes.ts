@@ -1,0 +1,79 @@
+import type { FastifyRequest } from 'fastify';
+import { UnauthorizedError } from '../../infra/errors/index.js';
+import type { ApiApp } from '../../infra/http/index.js';
+import type { Platform } from '../../infra/platform.js';
+import { mapToken } from './identity.presenter.js';
+import * as S from './identity.schemas.js';
+import type { MembershipPort, ResourceKind, ResourceRef, ResourceTokensService } from './resource-tokens.service.js';
+
+/** What the routes need from the projects module: its ProjectLookup fits. */
+export interface ResourceLookupPort {
+  project(request: FastifyRequest, ref: string, minLevel?: number): Promise<{ project: { id: number }; level: number }>;
+  group(request: FastifyRequest, ref: string, minLevel?: number): Promise<{ group: { id: number }; level: number }>;
+}
+
+export interface ResourceTokenRouteDeps {
+  platform: Platform;
+  service: ResourceTokensService;
+  lookup: ResourceLookupPort;
+  members: MembershipPort;
+}
+
+const MAINTAINER = 40;
+
+/** `rotate` is usually called with no body at all; read that as `{}`. */
+export async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
+  request.body ??= {};
+}
+
+/**
+ * `/projects/:id/access_tokens` and `/groups/:id/access_tokens`: create, list, show, revoke,
+ * rotate. Maintainers and owners manage them; what the caller cannot see is a 404.
+ */
+export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, members }: ResourceTokenRouteDeps): void {
+  const now = () => platform.clock.now();
+
+  for (const kind of ['project', 'group'] as const satisfies readonly ResourceKind[]) {
+    const base = `/${kind}s/:id/access_tokens`;
+    const resolve = async (request: FastifyRequest, ref: string): Promise<ResourceRef> => {
+      const found = kind === 'project' ? await lookup.project(request, ref, MAINTAINER) : await lookup.group(request, ref, MAINTAINER);
+      service.checkAvailable(kind);
+      return { kind, id: 'project' in found ? found.project.id : found.group.id, level: found.level };
+    };
+    const policy = { policy: { auth: 'required' as const } };
+
+    app.post(base, { schema: { params: S.ResourceParams, body: S.CreateResourceTokenBody }, config: policy }, async (request, reply) => {
+      const actor = request.actor;
+      if (!actor) throw new UnauthorizedError();
+      const resource = await resolve(request, request.params.id);
+      const created = await service.create(actor, resource, request.body, members);
+      return reply.code(201).send(mapToken(created.row, now(), created.token));
+    });
+
+    app.get(base, { schema: { params: S.ResourceParams, querystring: S.ResourceTokenListQuery }, config: policy }, async (request) => {
+      const resource = await resolve(request, request.params.id);
+      return (await service.list(resource, request.query.state)).map((row) => mapToken(row, now()));
+    });
+
+    app.get(`${base}/:token_id`, { schema: { params: S.ResourceTokenParams }, config: policy }, async (request) => {
+      const resource = await resolve(request, request.params.id);
+      return mapToken(await service.get(resource, request.params.token_id), now());
+    });
+
+    app.delete(`${base}/:token_id`, { schema: { params: S.ResourceTokenParams }, config: policy }, async (request, reply) => {
+      const resource = await resolve(request, request.params.id);
+      await service.revoke(resource, await service.get(resource, request.params.token_id), members);
+      return reply.code(204).send();
+    });
+
+    app.post(
+      `${base}/:token_id/rotate`,
+      { schema: { params: S.ResourceTokenParams, body: S.RotateTokenBody }, config: policy, preValidation: emptyBodyAsObject },
+      async (request) => {
+        const resource = await resolve(request, request.params.id);
+        const created = await service.rotate(await service.get(resource, request.params.token_id), request.body?.expires_at);
+        return mapToken(created.row, now(), created.token);
+      },
+    );
+  }
+}

@@ -1,0 +1,72 @@
+import type { FastifyRequest } from 'fastify';
+import { UnauthorizedError } from '../../infra/errors/index.js';
+import type { ApiApp } from '../../infra/http/index.js';
+import type { UsersService } from '../identity/index.js';
+import type { ProjectLookup } from '../projects/index.js';
+import { mapGlobalSetting, mapSetting } from './notifications.presenter.js';
+import * as S from './notifications.schemas.js';
+import type { NotificationsService, SettingInput } from './notifications.service.js';
+
+export interface NotificationsRouteDeps {
+  service: NotificationsService;
+  users: UsersService;
+  lookup: ProjectLookup;
+}
+
+function actorId(request: FastifyRequest): number {
+  if (!request.actor) throw new UnauthorizedError();
+  return request.actor.user.id;
+}
+
+/** Parameters may come in the query string, a form or JSON body (gitbeaker sends JSON). */
+function input(request: FastifyRequest): SettingInput {
+  const query = (request.query ?? {}) as SettingInput;
+  const body = request.body && typeof request.body === 'object' ? (request.body as SettingInput) : {};
+  return { ...query, ...body };
+}
+
+/** SPEC "Notification settings"; every route needs a signed-in user (reference §1.1). */
+export function notificationsRoutes(app: ApiApp, deps: NotificationsRouteDeps): void {
+  const { service, users, lookup } = deps;
+  const policy = { auth: 'required' } as const;
+
+  app.get('/notification_settings', { config: { policy } }, async (request) => {
+    return mapGlobalSetting(await service.getGlobal(await users.get(actorId(request))));
+  });
+
+  app.put('/notification_settings', { schema: { querystring: S.SettingBody }, config: { policy } }, async (request) => {
+    return mapGlobalSetting(await service.updateGlobal(await users.get(actorId(request)), input(request)));
+  });
+
+  app.get('/groups/:id/notification_settings', { schema: { params: S.SourceParams }, config: { policy } }, async (request) => {
+    const userId = actorId(request);
+    const { group } = await lookup.group(request, request.params.id);
+    return mapSetting(await service.getSource(userId, 'namespace', group.id));
+  });
+
+  app.put(
+    '/groups/:id/notification_settings',
+    { schema: { params: S.SourceParams, querystring: S.SettingBody }, config: { policy } },
+    async (request) => {
+      const userId = actorId(request);
+      const { group } = await lookup.group(request, request.params.id);
+      return mapSetting(await service.updateSource(userId, 'namespace', group.id, input(request)));
+    },
+  );
+
+  app.get('/projects/:id/notification_settings', { schema: { params: S.SourceParams }, config: { policy } }, async (request) => {
+    const userId = actorId(request);
+    const { project } = await lookup.project(request, request.params.id);
+    return mapSetting(await service.getSource(userId, 'project', project.id));
+  });
+
+  app.put(
+    '/projects/:id/notification_settings',
+    { schema: { params: S.SourceParams, querystring: S.SettingBody }, config: { policy } },
+    async (request) => {
+      const userId = actorId(request);
+      const { project } = await lookup.project(request, request.params.id);
+      return mapSetting(await service.updateSource(userId, 'project', project.id, input(request)));
+    },
+  );
+}

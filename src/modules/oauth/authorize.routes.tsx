@@ -1,0 +1,100 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OAuthError } from '../../infra/errors/index.js';
+import { sendPage } from '../../web/layout.js';
+import type { PageAuth } from '../identity/index.js';
+import { AUTHORIZE_PARAMS, type AuthorizeService } from './authorize.service.js';
+import { ConsentPage, OAuthErrorPage } from './oauth.pages.js';
+import { readParams, type OAuthParams } from './params.js';
+
+export interface AuthorizeRouteDeps {
+  authorize: AuthorizeService;
+  pageAuth: PageAuth;
+}
+
+const NONE = { policy: { auth: 'none' } } as const;
+
+function errorPage(reply: FastifyReply, status: number, error: string, description: string): FastifyReply {
+  return sendPage(reply, <OAuthErrorPage title="Authorization failed" error={error} description={description} />, status);
+}
+
+/** Parameters of the request, or the error page when they are malformed (duplicates, types). */
+function paramsOr(reply: FastifyReply, source: unknown): OAuthParams | null {
+  try {
+    return readParams(source);
+  } catch (error) {
+    if (!(error instanceof OAuthError)) throw error;
+    errorPage(reply, 400, error.error, error.description);
+    return null;
+  }
+}
+
+const field = (body: Record<string, unknown>, name: string): string | undefined =>
+  typeof body[name] === 'string' ? body[name] : undefined;
+
+/**
+ * `GET /oauth/authorize` (consent page) and `POST /oauth/authorize` (the user's answer),
+ * RFC 6749 §4.1.1–4.1.2. Pages use the identity module's session and CSRF helpers.
+ */
+export function authorizeRoutes(app: FastifyInstance, { authorize, pageAuth }: AuthorizeRouteDeps): void {
+  app.get('/oauth/authorize', { config: NONE }, async (request, reply) => {
+    const params = paramsOr(reply, request.query);
+    if (!params) return reply;
+    const pre = await authorize.preAuthorize(params);
+    if (pre.kind === 'fatal') return errorPage(reply, 400, pre.error.error, pre.error.description);
+    if (pre.kind === 'redirect') return reply.redirect(pre.location, 302);
+    const actor = await pageAuth.requireSignedIn(request, reply);
+    if (!actor) return reply;
+    const csrf = pageAuth.pageCsrf(request, reply);
+    const { interactionId, issuedAt } = authorize.newInteraction();
+    const fields: Record<string, string> = {};
+    for (const name of AUTHORIZE_PARAMS) {
+      const value = params.get(name);
+      if (value !== undefined) fields[name] = value;
+    }
+    fields.interaction_id = interactionId;
+    fields.issued_at = String(issuedAt);
+    fields.consent_ticket = authorize.consentTicket(actor.credential.id, actor.user.id, params, interactionId, issuedAt);
+    const { request: req } = pre;
+    return sendPage(
+      reply,
+      <ConsentPage
+        username={actor.user.username}
+        csrf={csrf}
+        application={req.application}
+        scopes={req.scopes}
+        redirectHost={new URL(req.redirectUri).host || req.redirectUri}
+        fields={fields}
+      />,
+    );
+  });
+
+  app.post('/oauth/authorize', { config: NONE, bodyLimit: 64 * 1024 }, async (request: FastifyRequest, reply) => {
+    const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
+    const actor = await pageAuth.currentUser(request);
+    // RFC 6749 §10.12 / checklist B8: a consent answer needs the session, the CSRF token and
+    // the ticket bound to this user, session and request; anything less grants nothing.
+    if (!actor) return errorPage(reply, 403, 'access_denied', 'Your session has ended. Sign in and start again from the application.');
+    if (!pageAuth.verifyPageCsrf(request)) return errorPage(reply, 403, 'invalid_request', 'The form has expired. Go back and try again.');
+    const params = paramsOr(reply, Object.fromEntries(AUTHORIZE_PARAMS.filter((n) => n in body).map((n) => [n, body[n]])));
+    if (!params) return reply;
+    const interactionId = field(body, 'interaction_id') ?? '';
+    const issuedAt = Number(field(body, 'issued_at'));
+    const ticket = field(body, 'consent_ticket') ?? '';
+    if (!authorize.consentValid(actor.credential.id, actor.user.id, params, interactionId, issuedAt, ticket)) {
+      return errorPage(
+        reply,
+        403,
+        'invalid_request',
+        'This authorization form does not belong to your session. Start again from the application.',
+      );
+    }
+    const pre = await authorize.preAuthorize(params);
+    if (pre.kind === 'fatal') return errorPage(reply, 400, pre.error.error, pre.error.description);
+    // RFC 9700 §4.12: 303 after a POST, so the browser does not resend the form to the client.
+    if (pre.kind === 'redirect') return reply.redirect(pre.location, 303);
+    if (field(body, 'decision') !== 'approve') return reply.redirect(authorize.deny(pre.request), 303);
+    const location = await authorize.approve(pre.request, actor.user.id, interactionId, null);
+    if (!location) return errorPage(reply, 403, 'invalid_request', 'This authorization request was already answered.');
+    return reply.redirect(location, 303);
+  });
+}

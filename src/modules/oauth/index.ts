@@ -1,0 +1,74 @@
+/**
+ * The OAuth 2.0 / OpenID Connect provider (SPEC "OAuth 2.0 endpoints"): applications,
+ * authorize + consent page, grants/ (one file per grant), device flow, token info, revoke,
+ * userinfo, discovery. Small steps around one storage interface (oauth.storage.ts);
+ * lifetimes and policy in oauth.defaults.ts.
+ */
+import type { FastifyInstance } from 'fastify';
+import { oauthErrorHandler } from '../../infra/errors/index.js';
+import type { ApiApp } from '../../infra/http/index.js';
+import type { Platform } from '../../infra/platform.js';
+import type { IdentityModule } from '../identity/index.js';
+import { ApplicationsService } from './applications.service.js';
+import { applicationsApiRoutes, applicationsPageRoutes } from './applications.routes.js';
+import { authorizeRoutes } from './authorize.routes.js';
+import { AuthorizeService } from './authorize.service.js';
+import { deviceRoutes } from './device.routes.js';
+import { DeviceService } from './device.service.js';
+import { SigningKeys } from './keys.service.js';
+import { OAuthRepository } from './oauth.repository.js';
+import { oauthRoutes } from './oauth.routes.js';
+import { OidcService } from './oidc.service.js';
+import { OAuthTokens } from './tokens.service.js';
+
+export { OAUTH_DEFAULTS } from './oauth.defaults.js';
+export type { ApplicationsService } from './applications.service.js';
+export type { OAuthTokens } from './tokens.service.js';
+
+export interface OAuthModule {
+  readonly applications: ApplicationsService;
+  readonly tokens: OAuthTokens;
+  /** `/api/v4/applications` (admin). */
+  routes(app: ApiApp): void;
+  /** `/oauth/*`, `/.well-known/*` (own error handler) and `/user_settings/applications`. */
+  rootRoutes(app: FastifyInstance): Promise<void>;
+}
+
+export function createOAuthModule(platform: Platform, deps: { identity: IdentityModule }): OAuthModule {
+  const { config, clock } = platform;
+  const issuer = config.externalUrl;
+  const storage = new OAuthRepository(platform.db);
+  const tokens = new OAuthTokens(storage, clock);
+  const applications = new ApplicationsService(storage, clock);
+  const keys = new SigningKeys(storage, clock, config.secretKeyBase, issuer);
+  const oidc = new OidcService(deps.identity.users, keys, issuer);
+  const authorize = new AuthorizeService(storage, clock, issuer, config.secretKeyBase);
+  const device = new DeviceService(storage, clock, `${issuer}/oauth/device`);
+  const { pageAuth } = deps.identity;
+
+  platform.resolvers.register({ oauthToken: (secret) => tokens.resolve(secret) });
+
+  return {
+    applications,
+    tokens,
+    routes: (app) => applicationsApiRoutes(app, applications),
+    rootRoutes: async (app) => {
+      await app.register(async (scope) => {
+        scope.setErrorHandler(oauthErrorHandler);
+        // Pages holding codes must not leak them in Referer (RFC 9700 §4.2.4) nor be framed (§4.16).
+        scope.addHook('onSend', async (_request, reply, payload) => {
+          if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+            reply.header('referrer-policy', 'no-referrer');
+            reply.header('x-frame-options', 'DENY');
+            reply.header('content-security-policy', "default-src 'self'; frame-ancestors 'none'");
+          }
+          return payload;
+        });
+        oauthRoutes(scope, { storage, clock, tokens, device, oidc, keys, idToken: (r) => oidc.idToken(r) });
+        authorizeRoutes(scope, { authorize, pageAuth });
+        deviceRoutes(scope, { device, pageAuth, limiter: platform.limiter, config });
+      });
+      applicationsPageRoutes(app, applications, pageAuth);
+    },
+  };
+}

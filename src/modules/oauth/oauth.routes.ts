@@ -1,0 +1,104 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { bearerToken } from '../../infra/auth/index.js';
+import { authenticateClient, readClientCredentials } from './client-auth.js';
+import { CORS, allowCors, answerPreflight, type CorsRule } from './cors.js';
+import type { DeviceService } from './device.service.js';
+import type { SigningKeys } from './keys.service.js';
+import { mapTokenInfo } from './oauth.presenter.js';
+import type { OAuthStorage } from './oauth.storage.js';
+import type { OidcService } from './oidc.service.js';
+import { readParams, requireParam } from './params.js';
+import { tokenEndpoint, type TokenEndpointDeps } from './token-endpoint.js';
+import type { OAuthTokens } from './tokens.service.js';
+
+export interface OAuthRouteDeps extends TokenEndpointDeps {
+  storage: OAuthStorage;
+  tokens: OAuthTokens;
+  device: DeviceService;
+  oidc: OidcService;
+  keys: SigningKeys;
+}
+
+const NONE = { policy: { auth: 'none' } } as const;
+const FORM_LIMIT = 64 * 1024;
+
+/** RFC 6749 §5.1: token-endpoint-like answers are never cached. */
+const noStore = (reply: FastifyReply): FastifyReply => reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+
+/** RFC 6750 §2: the access token from `Authorization: Bearer`, else the `access_token` parameter. */
+function accessTokenOf(request: FastifyRequest): string | undefined {
+  const fromHeader = bearerToken(request);
+  if (fromHeader !== undefined) return fromHeader;
+  return readParams(request.query, request.method === 'POST' ? (request.body ?? {}) : undefined).get('access_token');
+}
+
+function preflight(app: FastifyInstance, path: string, rule: CorsRule): void {
+  app.options(path, { config: NONE }, async (request, reply) => answerPreflight(request, reply, rule));
+}
+
+/**
+ * The machine endpoints under `/oauth` and `/.well-known` (SPEC "OAuth 2.0 endpoints"),
+ * inside the encapsulated plugin whose error handler renders `{error, error_description}`.
+ */
+export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
+  const { tokens, device, oidc, keys } = deps;
+
+  preflight(app, '/oauth/token', CORS.token);
+  app.post('/oauth/token', { config: NONE, bodyLimit: FORM_LIMIT }, async (request, reply) => {
+    allowCors(request, reply, CORS.token);
+    return noStore(reply).send(await tokenEndpoint(deps, request));
+  });
+
+  preflight(app, '/oauth/revoke', CORS.token);
+  app.post('/oauth/revoke', { config: NONE, bodyLimit: FORM_LIMIT }, async (request, reply) => {
+    allowCors(request, reply, CORS.token);
+    const params = readParams(request.body ?? {});
+    const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
+    await tokens.revoke(application, requireParam(params, 'token'), params.get('token_type_hint'));
+    return noStore(reply).send({});
+  });
+
+  preflight(app, '/oauth/introspect', CORS.token);
+  app.post('/oauth/introspect', { config: NONE, bodyLimit: FORM_LIMIT }, async (request, reply) => {
+    allowCors(request, reply, CORS.token);
+    const params = readParams(request.body ?? {});
+    const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
+    return noStore(reply).send(await tokens.introspect(application, requireParam(params, 'token')));
+  });
+
+  preflight(app, '/oauth/token/info', CORS.tokenInfo);
+  app.get('/oauth/token/info', { config: NONE }, async (request, reply) => {
+    allowCors(request, reply, CORS.tokenInfo);
+    const token = await tokens.require(accessTokenOf(request));
+    return noStore(reply).send(mapTokenInfo(token.token, token.applicationUid, tokens.expiresIn(token.token)));
+  });
+
+  preflight(app, '/oauth/userinfo', CORS.userinfo);
+  const userinfo = async (request: FastifyRequest, reply: FastifyReply) => {
+    allowCors(request, reply, CORS.userinfo);
+    const token = await tokens.require(accessTokenOf(request));
+    return noStore(reply).send(await oidc.userinfo(token));
+  };
+  app.get('/oauth/userinfo', { config: NONE }, userinfo);
+  app.post('/oauth/userinfo', { config: NONE, bodyLimit: FORM_LIMIT }, userinfo);
+
+  app.post('/oauth/authorize_device', { config: NONE, bodyLimit: FORM_LIMIT }, async (request, reply) => {
+    const params = readParams(request.body ?? {});
+    const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
+    return noStore(reply).send(await device.authorize(application, params.get('scope')));
+  });
+
+  preflight(app, '/.well-known/openid-configuration', CORS.discovery);
+  const discovery = async (request: FastifyRequest, reply: FastifyReply) => {
+    allowCors(request, reply, CORS.discovery);
+    return reply.header('cache-control', 'public, max-age=3600').send(oidc.discovery());
+  };
+  app.get('/.well-known/openid-configuration', { config: NONE }, discovery);
+  app.get('/.well-known/oauth-authorization-server', { config: NONE }, discovery);
+
+  preflight(app, '/oauth/discovery/keys', CORS.discovery);
+  app.get('/oauth/discovery/keys', { config: NONE }, async (request, reply) => {
+    allowCors(request, reply, CORS.discovery);
+    return reply.header('cache-control', 'public, max-age=3600').send(await keys.jwks());
+  });
+}

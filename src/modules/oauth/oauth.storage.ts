@@ -1,0 +1,85 @@
+import type { Selectable } from 'kysely';
+import type {
+  DeviceGrantStatus,
+  OAuthAccessGrantsTable,
+  OAuthAccessTokensTable,
+  OAuthApplicationsTable,
+  OAuthDeviceGrantsTable,
+  OAuthSigningKeysTable,
+} from '../../infra/db/tables/oauth.js';
+
+export type ApplicationRow = Selectable<OAuthApplicationsTable>;
+export type GrantRow = Selectable<OAuthAccessGrantsTable>;
+export type AccessTokenRow = Selectable<OAuthAccessTokensTable>;
+export type DeviceGrantRow = Selectable<OAuthDeviceGrantsTable>;
+export type SigningKeyRow = Selectable<OAuthSigningKeysTable>;
+export type { DeviceGrantStatus };
+
+export interface TokenOwner {
+  id: number;
+  username: string;
+  is_admin: number;
+  state: string;
+  bot: number;
+}
+
+/** An access token with what the hot paths need beside it, read in one indexed query. */
+export interface TokenWithContext {
+  token: AccessTokenRow;
+  user: TokenOwner;
+  applicationUid: string;
+}
+
+export interface TokenWithApplication {
+  token: AccessTokenRow;
+  application: ApplicationRow;
+}
+
+export type NewApplication = Omit<ApplicationRow, 'id'>;
+export type NewGrant = Omit<GrantRow, 'id' | 'consumed_at'>;
+export type NewAccessToken = Omit<AccessTokenRow, 'id' | 'revoked' | 'rotated' | 'revoked_at'>;
+export type NewDeviceGrant = Omit<DeviceGrantRow, 'id' | 'status' | 'user_id' | 'last_polled_at'>;
+export type NewSigningKey = Omit<SigningKeyRow, 'id'>;
+
+/**
+ * The one narrow storage interface the provider's steps work through (CONVENTIONS.md rule 5).
+ * Secrets arrive here only as digests. Every state change that two requests could race on
+ * is a conditional UPDATE whose affected-row count says who won, on SQLite and PostgreSQL.
+ */
+export interface OAuthStorage {
+  transaction<T>(work: (storage: OAuthStorage) => Promise<T>): Promise<T>;
+
+  insertApplication(app: NewApplication): Promise<ApplicationRow>;
+  findApplicationByUid(uid: string): Promise<ApplicationRow | undefined>;
+  findApplicationById(id: number): Promise<ApplicationRow | undefined>;
+  listApplications(ownerId: number | null): Promise<ApplicationRow[]>;
+  deleteApplication(id: number): Promise<boolean>;
+  setApplicationSecret(id: number, digest: string, now: number): Promise<ApplicationRow | undefined>;
+
+  insertGrant(grant: NewGrant): Promise<GrantRow>;
+  findGrantByDigest(digest: string): Promise<GrantRow | undefined>;
+  /** True for the one caller that marks the code used. */
+  consumeGrant(id: number, now: number): Promise<boolean>;
+
+  insertToken(token: NewAccessToken): Promise<AccessTokenRow>;
+  findTokenByAccessDigest(digest: string): Promise<TokenWithContext | undefined>;
+  findTokenByRefreshDigest(digest: string): Promise<TokenWithApplication | undefined>;
+  /** Revokes a row because its refresh token was exchanged; true for the one winner. */
+  rotateToken(id: number, now: number): Promise<boolean>;
+  revokeToken(id: number, now: number): Promise<boolean>;
+  revokeFamily(family: string, now: number): Promise<number>;
+
+  insertDeviceGrant(grant: NewDeviceGrant): Promise<DeviceGrantRow>;
+  findDeviceGrantByDeviceDigest(digest: string): Promise<DeviceGrantRow | undefined>;
+  findDeviceGrantByUserDigest(digest: string): Promise<DeviceGrantRow | undefined>;
+  /** Records a poll if at least the stored interval has passed since the last one. */
+  recordPoll(id: number, now: number): Promise<boolean>;
+  /** RFC 8628 §3.5: the poll was too soon; the interval grows and this poll counts as the last. */
+  slowDown(id: number, now: number, incrementSeconds: number): Promise<void>;
+  decideDeviceGrant(id: number, userId: number, status: 'approved' | 'denied', now: number): Promise<boolean>;
+  consumeDeviceGrant(id: number): Promise<boolean>;
+
+  findSigningKey(purpose: string): Promise<SigningKeyRow | undefined>;
+  /** Inserts unless another process already did; returns the stored key either way. */
+  insertSigningKey(key: NewSigningKey): Promise<SigningKeyRow>;
+}

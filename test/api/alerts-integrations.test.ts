@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createIntegration, notify, alertmanagerPayload, prometheusItem, settle } from '../helpers/alerts.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+
+describe('alert integrations API', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  let projectId: number;
+  let fullPath: string;
+  before(async () => {
+    t = await createTestApp();
+    await settle(t);
+    owner = await createUser(t.app);
+    const project = await createProject(t.app, owner);
+    projectId = project.id;
+    fullPath = project.full_path;
+  });
+  after(() => t.close());
+
+  const base = () => `/projects/${projectId}/alert_management/integrations`;
+
+  it('creates an HTTP integration: key shown once with the bsa_ prefix, URL under the project path', async () => {
+    const created = await createIntegration(t, projectId, { name: 'My Endpoint!' }, owner.token);
+    assert.match(created.token, /^bsa_[A-Za-z0-9_-]{40,}$/);
+    assert.equal(created.type, 'http');
+    assert.match(created.endpoint_identifier, /^[0-9a-f]{16}$/);
+    assert.equal(created.url, `http://basalt.test/${fullPath}/alerts/notify/my-endpoint/${created.endpoint_identifier}.json`);
+    const listed = await t.api('GET', base(), { token: owner.token });
+    assert.equal(listed.statusCode, 200);
+    const row = listed.json().find((i: { id: number }) => i.id === created.id);
+    assert.equal(row.url, created.url);
+    assert.equal('token' in row, false);
+    // Only a digest is stored.
+    const stored = await t.database.handle.db
+      .selectFrom('alert_integrations')
+      .selectAll()
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
+    assert.notEqual(stored.token_digest, created.token);
+    assert.ok(!JSON.stringify(stored).includes(created.token));
+  });
+
+  it('a Prometheus integration gets the prometheus notify URL, and only one per project', async () => {
+    const created = await createIntegration(t, projectId, { name: 'Prom', type: 'prometheus' });
+    assert.equal(created.url, `http://basalt.test/${fullPath}/prometheus/alerts/notify.json`);
+    const second = await t.api('POST', base(), { body: { name: 'Prom 2', type: 'prometheus' } });
+    assert.equal(second.statusCode, 422);
+    assert.match(second.json().message, /Multiple integrations/);
+  });
+
+  it('Maintainer configures; Developer may only send test alerts; Reporter neither; outsiders see 404', async () => {
+    const project = await createProject(t.app, owner);
+    const [maintainer, developer, reporter, outsider] = await Promise.all([
+      createUser(t.app),
+      createUser(t.app),
+      createUser(t.app),
+      createUser(t.app),
+    ]);
+    await addMember(t.app, 'project', project.id, maintainer, 40);
+    await addMember(t.app, 'project', project.id, developer, 30);
+    await addMember(t.app, 'project', project.id, reporter, 20);
+    const url = `/projects/${project.id}/alert_management/integrations`;
+    const made = await t.api('POST', url, { token: maintainer.token, body: { name: 'ops' } });
+    assert.equal(made.statusCode, 201);
+    const id = made.json().id;
+    assert.equal((await t.api('POST', url, { token: developer.token, body: { name: 'x' } })).statusCode, 403);
+    assert.equal((await t.api('GET', url, { token: developer.token })).statusCode, 403);
+    assert.equal((await t.api('PUT', `${url}/${id}`, { token: developer.token, body: { name: 'y' } })).statusCode, 403);
+    assert.equal((await t.api('POST', `${url}/${id}/reset_token`, { token: developer.token })).statusCode, 403);
+    const test = await t.api('POST', `${url}/${id}/test`, { token: developer.token, body: { title: 'Developer test' } });
+    assert.equal(test.statusCode, 200, test.body);
+    assert.deepEqual(test.json(), [{ iid: 1, title: 'Developer test' }]);
+    assert.equal((await t.api('POST', `${url}/${id}/test`, { token: reporter.token, body: {} })).statusCode, 403);
+    assert.equal((await t.api('GET', url, { token: outsider.token })).statusCode, 404);
+    assert.equal((await t.api('GET', url, { token: null })).statusCode, 401);
+  });
+
+  it('reset_token shows a new key once; the old key stops working', async () => {
+    const project = await createProject(t.app, owner);
+    const created = await createIntegration(t, project.id, { name: 'reset' });
+    const reset = await t.api('POST', `/projects/${project.id}/alert_management/integrations/${created.id}/reset_token`);
+    assert.equal(reset.statusCode, 200);
+    const fresh = reset.json().token as string;
+    assert.match(fresh, /^bsa_/);
+    assert.notEqual(fresh, created.token);
+    assert.equal((await notify(t, created.url, { title: 'old' }, { key: created.token })).statusCode, 401);
+    assert.equal((await notify(t, created.url, { title: 'new' }, { key: fresh })).statusCode, 200);
+  });
+
+  it('PUT renames and deactivates; DELETE removes; an inactive or deleted integration answers 403', async () => {
+    const project = await createProject(t.app, owner);
+    const created = await createIntegration(t, project.id, { name: 'to change' });
+    const url = `/projects/${project.id}/alert_management/integrations/${created.id}`;
+    const put = await t.api('PUT', url, { body: { name: 'Renamed', active: false } });
+    assert.equal(put.statusCode, 200);
+    assert.equal(put.json().name, 'Renamed');
+    assert.equal(put.json().active, false);
+    assert.equal('token' in put.json(), false);
+    assert.equal((await notify(t, created.url, { title: 'x' }, { key: created.token })).statusCode, 403);
+    const testInactive = await t.api('POST', `${url}/test`, { body: {} });
+    assert.equal(testInactive.statusCode, 403);
+    assert.equal((await t.api('DELETE', url)).statusCode, 204);
+    assert.equal((await t.api('GET', url)).statusCode, 404);
+    assert.equal((await notify(t, created.url, { title: 'x' }, { key: created.token })).statusCode, 403);
+  });
+
+  it('a sample payload must be valid JSON (400 names the problem); mappings must point into it', async () => {
+    const bad = await t.api('POST', base(), { body: { name: 'mapped', payload_example: '{"title": ' } });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.json().message.payload_example[0], /is not valid JSON/);
+    const notObject = await t.api('POST', base(), { body: { name: 'mapped', payload_example: '[1,2]' } });
+    assert.equal(notObject.statusCode, 400);
+    assert.deepEqual(notObject.json().message, { payload_example: ['must be a JSON object'] });
+    const wrongPath = await t.api('POST', base(), {
+      body: {
+        name: 'mapped',
+        payload_example: '{"alert":{"name":"x"}}',
+        payload_attribute_mappings: [{ field_name: 'title', path: ['alert', 'missing'], type: 'string' }],
+      },
+    });
+    assert.equal(wrongPath.statusCode, 400);
+    assert.match(wrongPath.json().message.payload_attribute_mappings[0], /not in the payload_example/);
+    const wrongType = await t.api('POST', base(), {
+      body: {
+        name: 'mapped',
+        payload_example: '{"alert":{"name":"x"}}',
+        payload_attribute_mappings: [{ field_name: 'start_time', path: ['alert', 'name'], type: 'string' }],
+      },
+    });
+    assert.equal(wrongType.statusCode, 400);
+    assert.match(wrongType.json().message.payload_attribute_mappings[0], /start_time must be datetime/);
+  });
+
+  it('custom mapping feeds alert fields; changing the sample clears the mapping', async () => {
+    const example = { alert: { name: 'Disk full', level: 'HIGH', at: '2026-01-01T00:00:00Z' }, host: 'db-1' };
+    const created = await createIntegration(t, projectId, {
+      name: 'mapped',
+      payload_example: JSON.stringify(example),
+      payload_attribute_mappings: [
+        { field_name: 'title', path: ['alert', 'name'], type: 'string', label: 'Name' },
+        { field_name: 'severity', path: ['alert', 'level'], type: 'string' },
+        { field_name: 'start_time', path: ['alert', 'at'], type: 'datetime' },
+        { field_name: 'hosts', path: ['host'], type: 'string' },
+      ],
+    });
+    const res = await notify(
+      t,
+      created.url,
+      { alert: { name: 'CPU hot', level: 'low', at: '2026-02-01T00:00:00Z' }, host: 'web-7' },
+      { key: created.token },
+    );
+    assert.equal(res.statusCode, 200, res.body);
+    const [{ iid, title }] = res.json();
+    assert.equal(title, 'CPU hot');
+    const alert = (await t.api('GET', `/projects/${projectId}/alert_management/alerts/${iid}`)).json();
+    assert.equal(alert.severity, 'low');
+    assert.equal(alert.started_at, '2026-02-01T00:00:00.000Z');
+    assert.deepEqual(alert.hosts, ['web-7']);
+
+    const url = `${base()}/${created.id}`;
+    const same = await t.api('PUT', url, { body: { payload_example: JSON.stringify(example) } });
+    assert.equal(same.json().payload_attribute_mappings.length, 4, 'an unchanged sample keeps the mapping');
+    const changed = await t.api('PUT', url, { body: { payload_example: '{"other": 1}' } });
+    assert.equal(changed.statusCode, 200);
+    assert.deepEqual(changed.json().payload_example, { other: 1 });
+    assert.deepEqual(changed.json().payload_attribute_mappings, []);
+  });
+
+  it('test alerts: Prometheus takes the whole payload; a custom-mapping sample only the first item of alerts', async () => {
+    const project = await createProject(t.app, owner);
+    const prom = await createIntegration(t, project.id, { name: 'prom', type: 'prometheus' });
+    const url = `/projects/${project.id}/alert_management/integrations`;
+    const items = [prometheusItem({ annotations: { title: 'First' } }), prometheusItem({ annotations: { title: 'Second' } })];
+    const whole = await t.api('POST', `${url}/${prom.id}/test`, { body: alertmanagerPayload(items) });
+    assert.equal(whole.statusCode, 200, whole.body);
+    assert.deepEqual(
+      whole.json().map((a: { title: string }) => a.title),
+      ['First', 'Second'],
+    );
+    const sample = { alerts: [{ name: 'Only me' }, { name: 'Not me' }] };
+    const mapped = await createIntegration(t, project.id, {
+      name: 'mapped',
+      payload_example: JSON.stringify(sample),
+      payload_attribute_mappings: [{ field_name: 'title', path: ['name'], type: 'string' }],
+    });
+    const res = await t.api('POST', `${url}/${mapped.id}/test`, { body: {} });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), [{ iid: 3, title: 'Only me' }]);
+    const alert = (await t.api('GET', `/projects/${project.id}/alert_management/alerts/${res.json()[0].iid}`)).json();
+    assert.deepEqual(alert.payload, { name: 'Only me' });
+  });
+
+  it('free tier: one HTTP endpoint per project and no custom mapping', async () => {
+    const free = await createTestApp({ sameDatabaseAs: t, config: { tier: 'free' } });
+    await settle(free);
+    try {
+      const user = await createUser(free.app);
+      const project = await createProject(free.app, user);
+      const url = `/projects/${project.id}/alert_management/integrations`;
+      assert.equal((await free.api('POST', url, { body: { name: 'one' } })).statusCode, 201);
+      const two = await free.api('POST', url, { body: { name: 'two' } });
+      assert.equal(two.statusCode, 422);
+      assert.equal((await free.api('POST', url, { body: { name: 'prom', type: 'prometheus' } })).statusCode, 201);
+    } finally {
+      await free.close();
+    }
+  });
+});

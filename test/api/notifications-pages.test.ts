@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { TestBrowser } from '../helpers/auth-browser.js';
+import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+
+describe('notification settings page and project activity page', () => {
+  let t: TestApp;
+  let alice: TestUser;
+  before(async () => {
+    t = await createTestApp();
+    alice = await createUser(t.app);
+  });
+  after(() => t.close());
+
+  it('anonymous visitors are sent to sign in and come back', async () => {
+    const browser = new TestBrowser(t.app);
+    const res = await browser.request('GET', '/-/profile/notifications');
+    assert.equal(res.statusCode, 302);
+    assert.equal(res.headers.location, `/users/sign_in?redirect_to=${encodeURIComponent('/-/profile/notifications')}`);
+  });
+
+  it('shows the global level and email, and the user groups and projects; forms need CSRF', async () => {
+    const group = await createGroup(t.app, alice);
+    const project = await createProject(t.app, alice, { namespaceId: group.id });
+    const owner = await createUser(t.app);
+    const other = await createProject(t.app, owner);
+    await addMember(t.app, 'project', other.id, alice, 30);
+    await t.app.modules.notifications.service.addEmail(alice.user.id, 'alerts@example.com', true);
+
+    const browser = new TestBrowser(t.app);
+    await browser.signIn(alice.user.username, 'password-123');
+    const page = await browser.request('GET', '/-/profile/notifications');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<option value="participating" selected>/);
+    assert.match(page.body, new RegExp(`${alice.user.email} \\(primary\\)`));
+    assert.match(page.body, /alerts@example.com/);
+    assert.match(page.body, new RegExp(`id="groups-${group.id}"`));
+    assert.match(page.body, new RegExp(`id="projects-${project.id}"`));
+    assert.match(page.body, new RegExp(`id="projects-${other.id}"`));
+
+    const forged = await browser.request('POST', '/-/profile/notifications', { form: { level: 'watch', authenticity_token: 'forged' } });
+    assert.equal(forged.statusCode, 422);
+    const token = TestBrowser.csrfOf(page.body);
+    const saved = await browser.request('POST', '/-/profile/notifications', {
+      form: { level: 'watch', notification_email: 'alerts@example.com', authenticity_token: token },
+    });
+    assert.equal(saved.statusCode, 303);
+    const api = await t.api('GET', '/notification_settings', { token: alice.token });
+    assert.deepEqual(api.json(), { level: 'watch', notification_email: 'alerts@example.com' });
+
+    const bad = await browser.request('POST', '/-/profile/notifications', {
+      form: { notification_email: 'x@nowhere.test', authenticity_token: token },
+    });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /must be an email you have verified/);
+
+    const projectSaved = await browser.request('POST', `/-/profile/notifications/projects/${project.id}`, {
+      form: { level: 'disabled', authenticity_token: token },
+    });
+    assert.equal(projectSaved.statusCode, 303);
+    assert.deepEqual((await t.api('GET', `/projects/${project.id}/notification_settings`, { token: alice.token })).json(), {
+      level: 'disabled',
+    });
+    const groupSaved = await browser.request('POST', `/-/profile/notifications/groups/${group.id}`, {
+      form: { level: 'mention', authenticity_token: token },
+    });
+    assert.equal(groupSaved.statusCode, 303);
+    const again = await browser.request('GET', String(groupSaved.headers.location));
+    assert.match(again.body, /Notification settings saved/);
+    assert.match(again.body, new RegExp(`id="groups-${group.id}"[\\s\\S]*?<option value="mention" selected>`));
+
+    const hidden = await createProject(t.app, owner, { visibility: 'private' });
+    const refused = await browser.request('POST', `/-/profile/notifications/projects/${hidden.id}`, {
+      form: { level: 'watch', authenticity_token: token },
+    });
+    assert.equal(refused.statusCode, 404);
+  });
+
+  it('the activity page lists a project events; private projects need access', async () => {
+    const project = await createProject(t.app, alice, { visibility: 'public' });
+    await t.api('POST', `/projects/${project.id}/issues`, { token: alice.token, body: { title: 'Printer on fire' } });
+    const anonymous = new TestBrowser(t.app);
+    const page = await anonymous.request('GET', `/-/projects/${encodeURIComponent(project.full_path)}/activity`);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /opened issue #1 Printer on fire/);
+    assert.match(page.body, /created the project/);
+    const issuesOnly = await anonymous.request('GET', `/-/projects/${project.id}/activity?filter=push`);
+    assert.match(issuesOnly.body, /No activity yet/);
+
+    const secret = await createProject(t.app, alice, { visibility: 'private' });
+    const redirected = await anonymous.request('GET', `/-/projects/${secret.id}/activity`);
+    assert.equal(redirected.statusCode, 302);
+    assert.match(String(redirected.headers.location), /^\/users\/sign_in\?redirect_to=/);
+    const bob = await createUser(t.app);
+    const bobBrowser = new TestBrowser(t.app);
+    await bobBrowser.signIn(bob.user.username, 'password-123');
+    assert.equal((await bobBrowser.request('GET', `/-/projects/${secret.id}/activity`)).statusCode, 404);
+    const aliceBrowser = new TestBrowser(t.app);
+    await aliceBrowser.signIn(alice.user.username, 'password-123');
+    assert.equal((await aliceBrowser.request('GET', `/-/projects/${secret.id}/activity`)).statusCode, 200);
+  });
+});

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { enableTracking, exceptionEvent, sentryAuth, storePath } from '../helpers/sentry.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const skip = existsSync(CHROMIUM) ? false : `Debian chromium is not installed at ${CHROMIUM}`;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** A developer triages errors in Chromium: list, filter, open, resolve, create an issue. */
+describe('error list and error page in Chromium', { skip }, () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let owner: TestUser;
+  let projectId: number;
+
+  before(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await createTestApp({ env: { EXTERNAL_URL: base } });
+    await t.app.listen({ host: '127.0.0.1', port });
+    owner = await createUser(t.app);
+    projectId = (await createProject(t.app, owner)).id;
+    const tracked = await enableTracking(t, projectId, owner.token);
+    const send = async (event: Record<string, unknown>) => {
+      const res = await fetch(`${base}${storePath(projectId)}`, {
+        method: 'POST',
+        headers: { 'x-sentry-auth': sentryAuth(tracked.key), 'content-type': 'application/json' },
+        body: JSON.stringify(event),
+      });
+      assert.equal(res.status, 200);
+    };
+    await send(exceptionEvent({ user: { id: 'ann' } }));
+    await send(exceptionEvent({ user: { id: 'bob' }, value: 'division by zero again' }));
+    await send(exceptionEvent({ type: 'KeyError', value: "'cart'", fn: 'checkout', user: { id: 'ann' } }));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await t.close();
+  });
+
+  it('signs in, filters the list, opens an error, resolves it and creates an issue from it', async () => {
+    const page = await (await browser.newContext()).newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${base}/-/projects/${projectId}/errors`);
+    // Anonymous: the sign-in page, which brings the browser back afterwards.
+    assert.match(page.url(), /\/users\/sign_in\?redirect_to=/);
+    await page.fill('#user_login', owner.user.username);
+    await page.fill('#user_password', 'password-123');
+    await Promise.all([page.waitForURL(`${base}/-/projects/${projectId}/errors`), page.click('button[type=submit]')]);
+
+    assert.equal(await page.locator('#errors tbody tr').count(), 2);
+    assert.equal((await page.textContent('#error-total'))?.trim(), '2 errors');
+
+    await page.fill('input[name=search]', 'keyerror');
+    await Promise.all([page.waitForURL(/search=keyerror/), page.click('form.et-search button')]);
+    assert.equal(await page.locator('#errors tbody tr').count(), 1);
+    assert.match((await page.textContent('#errors tbody tr')) ?? '', /KeyError: 'cart'/);
+
+    await page.fill('input[name=search]', '');
+    await page.selectOption('select[name=sort]', 'frequency');
+    await Promise.all([page.waitForURL(/sort=frequency/), page.click('form.et-search button')]);
+    const first = page.locator('#errors tbody tr').first();
+    assert.match((await first.textContent()) ?? '', /ZeroDivisionError: division by zero again/);
+    assert.equal((await first.locator('td.events').textContent())?.trim(), '2');
+    assert.equal((await first.locator('td.users').textContent())?.trim(), '2');
+
+    await Promise.all([page.waitForURL(/\/errors\/\d+$/), first.locator('a').click()]);
+    assert.equal((await page.textContent('#occurrences'))?.trim(), '2');
+    assert.equal((await page.textContent('#users-affected'))?.trim(), '2');
+    assert.equal(await page.locator('#chart-24h rect').count(), 1, 'both events fall in the current hour');
+    assert.equal(await page.getAttribute('#chart-30d', 'data-total'), '2');
+    const inApp = page.locator('#stack-trace li.in-app');
+    assert.equal(await inApp.count(), 1);
+    assert.match((await inApp.textContent()) ?? '', /compute/);
+    const highlighted = await inApp.evaluate((el) => getComputedStyle(el).borderLeftWidth);
+    assert.equal(highlighted, '4px', 'in-app frames are highlighted');
+
+    await Promise.all([page.waitForURL(/notice=resolved/), page.click('button:has-text("Resolve")')]);
+    assert.equal((await page.textContent('#error-status'))?.trim(), 'resolved');
+    assert.match((await page.textContent('.flash-notice')) ?? '', /resolved/);
+
+    await Promise.all([page.waitForURL(/notice=issue/), page.click('button:has-text("Create issue")')]);
+    assert.match((await page.textContent('#linked-issue')) ?? '', /#1/);
+    assert.equal(await page.locator('button:has-text("Create issue")').count(), 0);
+
+    const issue = await t.api('GET', `/projects/${projectId}/issues/1`, { token: owner.token });
+    assert.equal(issue.statusCode, 200);
+    assert.match(issue.json().description, /at compute \(app\/views\.py:42\) \[in app\]/);
+    assert.ok(issue.json().description.includes(page.url().replace(/\?.*$/, '')), 'the issue links back to the error page');
+
+    // The resolved error left the default (unresolved) list.
+    await page.goto(`${base}/-/projects/${projectId}/errors`);
+    assert.equal(await page.locator('#errors tbody tr').count(), 1);
+  });
+});
