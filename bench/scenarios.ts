@@ -41,11 +41,46 @@ async function benchUserToken(app: FastifyInstance): Promise<string> {
   return token;
 }
 
+/** A call to the REST API as root, for seeding through the same paths clients use. */
+async function api<T>(app: FastifyInstance, method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<T> {
+  const res = await app.inject({ method, url: `/api/v4${url}`, headers: { 'private-token': ROOT_TOKEN }, ...(body !== undefined ? { payload: body as object } : {}) });
+  if (res.statusCode >= 400) throw new Error(`${method} ${url} answered ${res.statusCode}: ${res.body}`);
+  return res.json<T>();
+}
+
+async function alertIntegration(app: FastifyInstance): Promise<{ path: string; key: string }> {
+  const project = await api<{ id: number }>(app, 'POST', '/projects', { name: `alerts-${Date.now()}` });
+  const integration = await api<{ url: string; token: string }>(app, 'POST', `/projects/${project.id}/alert_management/integrations`, {
+    name: 'bench',
+    type: 'http',
+    active: true,
+  });
+  return { path: new URL(integration.url).pathname, key: integration.token };
+}
+
 export const scenarios: Record<string, Scenario> = {
   user: {
     title: 'GET /api/v4/user (personal token)',
     baseline: 'fastify-lookup',
     target: { ratio: 0.6, p99: 10 },
     seed: async (app) => ({ method: 'GET', path: '/api/v4/user', headers: { 'private-token': await benchUserToken(app) } }),
+  },
+  'alerts-new': {
+    title: 'POST generic alert, a new fingerprint each time',
+    baseline: 'fastify-insert',
+    target: { ratio: 0.5, p99: 50 },
+    seed: async (app) => {
+      const { path, key } = await alertIntegration(app);
+      return { method: 'POST', path, headers: { authorization: `Bearer ${key}` }, factory: { name: 'alert-new', args: {} } };
+    },
+  },
+  'alerts-grouped': {
+    title: 'POST generic alert, the same alert repeated (grouped)',
+    baseline: 'fastify-insert',
+    target: { ratio: 0.7, p99: 50 },
+    seed: async (app) => {
+      const { path, key } = await alertIntegration(app);
+      return { method: 'POST', path, headers: { authorization: `Bearer ${key}` }, factory: { name: 'alert-same', args: {} } };
+    },
   },
 };

@@ -47,9 +47,26 @@ function run(label, files, env) {
   });
 }
 
+/** Schemas left by test runs that were killed (each test file drops its own when it ends). */
+async function dropStaleSchemas(url) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query("select nspname from pg_namespace where nspname ~ '^t_[0-9a-f]{12}$'");
+    for (const { nspname } of rows) await client.query(`drop schema if exists ${nspname} cascade`);
+    if (rows.length > 0) process.stdout.write(`dropped ${rows.length} schemas left by earlier runs\n`);
+  } catch (error) {
+    process.stdout.write(`could not clean old test schemas: ${error.message}\n`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 const results = [];
 results.push(await run('SQLite', all, { BASALT_TEST_DB: 'sqlite' }));
 if (process.env.TEST_DATABASE_URL) {
+  await dropStaleSchemas(process.env.TEST_DATABASE_URL);
   const apiSuite = all.filter((f) => f.includes(`${path.sep}api${path.sep}`));
   results.push(await run('PostgreSQL (API suite)', apiSuite, { BASALT_TEST_DB: 'postgres' }));
 } else {

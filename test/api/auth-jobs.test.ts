@@ -24,7 +24,7 @@ describe('job tokens', () => {
   const startJob = async (token = maintainer.token, id = projectId) => {
     const res = await t.api('POST', `/projects/${id}/jobs`, { token, body: { name: 'build', ref: 'main' } });
     assert.equal(res.statusCode, 201, res.body);
-    return res.json() as { id: number; token: string; status: string };
+    return res.json<{ id: number; token: string; status: string }>();
   };
   const asJob = (method: 'GET' | 'POST' | 'PUT', url: string, jobToken: string, body?: unknown) =>
     t.api(method, url, { token: null, headers: { 'job-token': jobToken }, ...(body !== undefined ? { body } : {}) });
@@ -131,7 +131,10 @@ describe('job tokens', () => {
   it('a job of another project is 404 on this project’s jobs routes', async () => {
     const root = await t.api('POST', `/projects/${otherProjectId}/jobs`, { body: {} });
     assert.equal(root.statusCode, 201);
-    const res = await t.api('PUT', `/projects/${projectId}/jobs/${root.json().id}`, { token: maintainer.token, body: { status: 'success' } });
+    const res = await t.api('PUT', `/projects/${projectId}/jobs/${root.json().id}`, {
+      token: maintainer.token,
+      body: { status: 'success' },
+    });
     assert.equal(res.statusCode, 404);
     assert.deepEqual(res.json(), { message: '404 Job Not Found' });
   });

@@ -15,7 +15,10 @@ describe('project access tokens', () => {
   after(() => t.close());
 
   it('creates a bot member at the default level 40 whose token reaches the project', async () => {
-    const res = await t.api('POST', `/projects/${projectId}/access_tokens`, { token: owner.token, body: { name: 'ci bot', scopes: ['api'] } });
+    const res = await t.api('POST', `/projects/${projectId}/access_tokens`, {
+      token: owner.token,
+      body: { name: 'ci bot', scopes: ['api'] },
+    });
     assert.equal(res.statusCode, 201);
     const body = res.json();
     assert.match(body.token, /^bsp_/);
@@ -63,7 +66,10 @@ describe('project access tokens', () => {
   it('only Maintainers and Owners manage them; others get 403, outsiders 404', async () => {
     const developer = await createUser(t.app);
     await addMember(t.app, 'project', projectId, developer, 30);
-    const dev = await t.api('POST', `/projects/${projectId}/access_tokens`, { token: developer.token, body: { name: 'x', scopes: ['api'] } });
+    const dev = await t.api('POST', `/projects/${projectId}/access_tokens`, {
+      token: developer.token,
+      body: { name: 'x', scopes: ['api'] },
+    });
     assert.equal(dev.statusCode, 403);
     assert.equal((await t.api('GET', `/projects/${projectId}/access_tokens`, { token: developer.token })).statusCode, 403);
     const outsider = await createUser(t.app);
@@ -73,7 +79,10 @@ describe('project access tokens', () => {
 
     const maintainer = await createUser(t.app);
     await addMember(t.app, 'project', projectId, maintainer, 40);
-    const ok = await t.api('POST', `/projects/${projectId}/access_tokens`, { token: maintainer.token, body: { name: 'm', scopes: ['api'] } });
+    const ok = await t.api('POST', `/projects/${projectId}/access_tokens`, {
+      token: maintainer.token,
+      body: { name: 'm', scopes: ['api'] },
+    });
     assert.equal(ok.statusCode, 201);
     const tooHigh = await t.api('POST', `/projects/${projectId}/access_tokens`, {
       token: maintainer.token,
@@ -102,7 +111,10 @@ describe('project access tokens', () => {
   });
 
   it('lists, shows, rotates and revokes', async () => {
-    const created = await t.api('POST', `/projects/${projectId}/access_tokens`, { token: owner.token, body: { name: 'cycle', scopes: ['api'] } });
+    const created = await t.api('POST', `/projects/${projectId}/access_tokens`, {
+      token: owner.token,
+      body: { name: 'cycle', scopes: ['api'] },
+    });
     const id: number = created.json().id;
     const list = await t.api('GET', `/projects/${projectId}/access_tokens`, { token: owner.token });
     assert.equal(list.statusCode, 200);
@@ -183,9 +195,15 @@ describe('access tokens on the hosted offering', () => {
       const owner = await createUser(t.app);
       const project = await createProject(t.app, owner);
       const group = await createGroup(t.app, owner);
-      const res = await t.api('POST', `/projects/${project.id}/access_tokens`, { token: owner.token, body: { name: 'x', scopes: ['api'] } });
+      const res = await t.api('POST', `/projects/${project.id}/access_tokens`, {
+        token: owner.token,
+        body: { name: 'x', scopes: ['api'] },
+      });
       assert.equal(res.statusCode, status);
-      const groupRes = await t.api('POST', `/groups/${group.id}/access_tokens`, { token: owner.token, body: { name: 'x', scopes: ['api'] } });
+      const groupRes = await t.api('POST', `/groups/${group.id}/access_tokens`, {
+        token: owner.token,
+        body: { name: 'x', scopes: ['api'] },
+      });
       assert.equal(groupRes.statusCode, status);
       if (status === 403) {
         assert.deepEqual(res.json(), {

@@ -275,7 +275,10 @@ describe('failed sign-in throttling (sign_in limit)', () => {
     assert.ok(retry >= 1 && retry <= 60, `Retry-After ${retry}`);
     assert.equal(res.headers['ratelimit-name'], 'throttle_sign_in');
     assert.match(res.body, /Too many failed sign-in attempts/);
-    assert.equal(res.cookies.some((c) => c.name === '_service_session'), false);
+    assert.equal(
+      res.cookies.some((c) => c.name === '_service_session'),
+      false,
+    );
   });
 
   it('counts failures per IP across logins', async () => {

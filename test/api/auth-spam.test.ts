@@ -87,7 +87,11 @@ describe('spam checks with a CAPTCHA service (reCAPTCHA v2 protocol)', () => {
         received.push({ contentType: req.headers['content-type'], form });
         const success = req.method === 'POST' && form.get('secret') === 'captcha-secret' && form.get('response') === 'solved-token';
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(success ? { success: true, hostname: 'basalt.test' } : { success: false, 'error-codes': ['invalid-input-response'] }));
+        res.end(
+          JSON.stringify(
+            success ? { success: true, hostname: 'basalt.test' } : { success: false, 'error-codes': ['invalid-input-response'] },
+          ),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

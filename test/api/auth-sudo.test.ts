@@ -62,7 +62,11 @@ describe('Sudo (SPEC "Authentication")', () => {
     const sudoOnly = await createUser(t.app, { admin: true, scopes: ['sudo'] });
     const plainRes = await t.api('POST', '/projects', { token: sudoOnly.token, body: { name: 'no-sudo-header' } });
     assert.equal(plainRes.statusCode, 403, 'without Sudo the route’s scopes apply');
-    const res = await t.api('POST', '/projects', { token: sudoOnly.token, headers: { sudo: alice.user.username }, body: { name: 'sudo-only' } });
+    const res = await t.api('POST', '/projects', {
+      token: sudoOnly.token,
+      headers: { sudo: alice.user.username },
+      body: { name: 'sudo-only' },
+    });
     assert.equal(res.statusCode, 201);
   });
 
@@ -108,7 +112,9 @@ describe('Sudo (SPEC "Authentication")', () => {
 
   it('an expired sudo token is 401 invalid_token before any Sudo check', async () => {
     const tomorrow = new Date(t.clock.now() + 86_400_000).toISOString().slice(0, 10);
-    const created = await t.api('POST', '/user/personal_access_tokens', { body: { name: 'brief', scopes: ['api', 'sudo'], expires_at: tomorrow } });
+    const created = await t.api('POST', '/user/personal_access_tokens', {
+      body: { name: 'brief', scopes: ['api', 'sudo'], expires_at: tomorrow },
+    });
     assert.equal(created.statusCode, 201);
     t.manual?.advance(2 * 86_400_000);
     const res = await t.api('GET', '/user', { token: created.json().token, headers: { sudo: alice.user.username } });

@@ -153,7 +153,10 @@ describe('impersonation tokens', () => {
 
   it('only administrators create them', async () => {
     const dave = await createUser(on.app);
-    const res = await on.api('POST', `/users/${dave.user.id}/impersonation_tokens`, { token: dave.token, body: { name: 'x', scopes: ['api'] } });
+    const res = await on.api('POST', `/users/${dave.user.id}/impersonation_tokens`, {
+      token: dave.token,
+      body: { name: 'x', scopes: ['api'] },
+    });
     assert.equal(res.statusCode, 403);
   });
 
@@ -208,7 +211,11 @@ describe('scope matrix', () => {
           assert.equal(res.statusCode, request.ok, label);
         } else {
           assert.equal(res.statusCode, 403, label);
-          assert.deepEqual(res.json(), { error: 'insufficient_scope', error_description: INSUFFICIENT, scope: request.accepts.join(' ') }, label);
+          assert.deepEqual(
+            res.json(),
+            { error: 'insufficient_scope', error_description: INSUFFICIENT, scope: request.accepts.join(' ') },
+            label,
+          );
           assert.equal(res.headers['www-authenticate'], undefined, `${label}: no WWW-Authenticate on 403`);
         }
       }

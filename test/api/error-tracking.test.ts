@@ -151,6 +151,27 @@ describe('error tracking settings and client keys', () => {
     assert.equal(inactive.statusCode, 401);
   });
 
+  it('removing a project removes its settings, keys, errors and events', async () => {
+    const project = await createProject(t.app, owner);
+    const tracked = await enableTracking(t, project.id, owner.token);
+    const sent = await post(t, storePath(project.id), JSON.stringify(exceptionEvent({})), { 'x-sentry-auth': sentryAuth(tracked.key) });
+    assert.equal(sent.statusCode, 200);
+    assert.equal((await t.api('DELETE', `/projects/${project.id}`, { token: owner.token })).statusCode, 202);
+    await t.app.platform.jobs.drain();
+    const db = t.app.platform.db;
+    for (const table of [
+      'error_tracking_settings',
+      'error_tracking_client_keys',
+      'error_tracking_errors',
+      'error_tracking_error_events',
+    ] as const) {
+      const left = await db.selectFrom(table).select('project_id').where('project_id', '=', project.id).execute();
+      assert.equal(left.length, 0, table);
+    }
+    const refused = await post(t, storePath(project.id), JSON.stringify(exceptionEvent({})), { 'x-sentry-auth': sentryAuth(tracked.key) });
+    assert.equal(refused.statusCode, 404);
+  });
+
   it('a key of another project is refused', async () => {
     const a = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
     const b = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);

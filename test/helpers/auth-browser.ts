@@ -31,7 +31,13 @@ export class TestBrowser {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(options.json);
     }
-    const res = await this.app.inject({ method, url, headers, remoteAddress: this.remoteAddress, ...(payload !== undefined ? { payload } : {}) });
+    const res = await this.app.inject({
+      method,
+      url,
+      headers,
+      remoteAddress: this.remoteAddress,
+      ...(payload !== undefined ? { payload } : {}),
+    });
     for (const cookie of res.cookies) {
       const expired = (cookie.expires && cookie.expires.getTime() <= Date.now()) || cookie.maxAge === 0 || cookie.value === '';
       if (expired) this.cookies.delete(cookie.name);

@@ -58,6 +58,18 @@ export class JobQueue {
     return row.id;
   }
 
+  /** Whether a job of this kind is queued or running (other than `exceptId`), read with `executor`. */
+  async hasPending(executor: Executor, kind: string, exceptId = 0): Promise<boolean> {
+    const row = await executor
+      .selectFrom('background_jobs')
+      .select('id')
+      .where('kind', '=', kind)
+      .where('state', 'in', ['queued', 'running'])
+      .where('id', '!=', exceptId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   start(intervalMs = 500): void {
     this.stopped = false;
     this.schedule(0, intervalMs);

@@ -77,14 +77,7 @@ export async function ensureScheduled(db: Database, jobs: JobQueue, runAt: numbe
       .values({ name: RETENTION_JOB, updated_at: now })
       .onConflict((oc) => oc.column('name').doUpdateSet({ updated_at: now }))
       .execute();
-    const pending = await trx
-      .selectFrom('background_jobs')
-      .select('id')
-      .where('kind', '=', RETENTION_JOB)
-      .where('state', 'in', ['queued', 'running'])
-      .where('id', '!=', currentJobId)
-      .executeTakeFirst();
-    if (pending) return false;
+    if (await jobs.hasPending(trx, RETENTION_JOB, currentJobId)) return false;
     await jobs.enqueue(trx, RETENTION_JOB, {}, runAt);
     return true;
   });

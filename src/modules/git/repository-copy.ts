@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { git } from './git.exec.js';
 
 /** Every ref with its object, and where HEAD points: two copies are equal when these are. */
 export async function refListing(repo: string): Promise<string> {
-  const refs = await git(['for-each-ref', '--format=%(objectname) %(refname)'], { cwd: repo });
-  const head = await git(['symbolic-ref', '-q', 'HEAD'], { cwd: repo }).catch(() => '');
+  const [refs, head] = await Promise.all([
+    git(['for-each-ref', '--format=%(objectname) %(refname)'], { cwd: repo }),
+    readFile(path.join(repo, 'HEAD'), 'utf8').catch(() => ''),
+  ]);
   return `HEAD -> ${head.trim()}\n${refs.split('\n').filter(Boolean).sort().join('\n')}`;
 }
 
@@ -73,7 +75,10 @@ export async function copyRepository(source: string, destination: string, label 
   try {
     // A local clone links or copies the object files as they are (no repacking).
     await git(['clone', '--mirror', '--quiet', '--', source, tmp], { timeoutMs: 6 * 3600_000 });
-    await git(['config', '--remove-section', 'remote.origin'], { cwd: tmp }).catch(() => undefined);
+    // The mirror's `origin` would point at the old path; drop it (plain file edit, no extra process).
+    const configFile = path.join(tmp, 'config');
+    const config = await readFile(configFile, 'utf8');
+    await writeFile(configFile, config.replace(/^\[remote "origin"\][^[]*/m, ''));
     await verifyCopy(source, tmp, label);
     if (await exists(destination)) await rm(destination, { recursive: true, force: true });
     await rename(tmp, destination);

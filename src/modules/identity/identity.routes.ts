@@ -155,7 +155,11 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.post(
     '/personal_access_tokens/:id/rotate',
-    { schema: { params: S.TokenIdParams, body: S.RotateTokenBody }, config: { policy: { auth: 'required' } }, preValidation: emptyBodyAsObject },
+    {
+      schema: { params: S.TokenIdParams, body: S.RotateTokenBody },
+      config: { policy: { auth: 'required' } },
+      preValidation: emptyBodyAsObject,
+    },
     async (request) => {
       const row = await ownTokenOr404(request.params.id, actorOf(request));
       if (row.revoked === 1) throw new UnauthorizedError();

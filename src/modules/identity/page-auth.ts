@@ -6,6 +6,14 @@ import { SESSION_COOKIE, type CreatedSession, type SessionsService } from './ses
 
 const REDIRECT_MAX = 2048;
 
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i += 1) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
 /**
  * A `redirect_to` worth following: a same-site path starting with exactly one `/`. Anything
  * else (absolute URLs, `//host`, backslashes that browsers read as slashes, control
@@ -13,7 +21,7 @@ const REDIRECT_MAX = 2048;
  */
 export function safeRedirect(value: unknown): string | null {
   if (typeof value !== 'string' || value.length === 0 || value.length > REDIRECT_MAX) return null;
-  if (!value.startsWith('/') || value.startsWith('//') || /[\\\s\u0000-\u001f\u007f]/.test(value)) return null;
+  if (!value.startsWith('/') || value.startsWith('//') || /[\\\s]/.test(value) || hasControlCharacter(value)) return null;
   try {
     const url = new URL(value, 'http://same.invalid');
     return url.origin === 'http://same.invalid' ? value : null;
@@ -50,11 +58,13 @@ export class PageAuth {
   currentUser(request: FastifyRequest): Promise<Actor | null> {
     let actor = this.resolved.get(request);
     if (!actor) {
-      actor = this.sessions.resolve(request.cookies[SESSION_COOKIE]).then((session) =>
-        session && session.user.state !== 'blocked' && !session.user.bot
-          ? { user: session.user, credential: { kind: 'session' as const, id: session.id, scopes: null } }
-          : null,
-      );
+      actor = this.sessions
+        .resolve(request.cookies[SESSION_COOKIE])
+        .then((session) =>
+          session && session.user.state !== 'blocked' && !session.user.bot
+            ? { user: session.user, credential: { kind: 'session' as const, id: session.id, scopes: null } }
+            : null,
+        );
       this.resolved.set(request, actor);
     }
     return actor;

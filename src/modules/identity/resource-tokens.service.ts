@@ -110,7 +110,8 @@ export class ResourceTokensService {
 
   async get(resource: ResourceRef, tokenId: number): Promise<TokenRow> {
     const row = await this.tokens.findById(tokenId);
-    if (!row || row.kind !== resource.kind || row.resource_id !== resource.id) throw new NotFoundError(`${label(resource.kind)} Access Token`);
+    if (!row || row.kind !== resource.kind || row.resource_id !== resource.id)
+      throw new NotFoundError(`${label(resource.kind)} Access Token`);
     return row;
   }
 

@@ -58,7 +58,12 @@ export function signInRoutes(app: FastifyInstance, { users, signIn, pageAuth }: 
       case 'throttled': {
         const seconds = result.error.headers['retry-after'] ?? '60';
         reply.headers(result.error.headers);
-        return render(request, reply, { redirectTo, login, error: `Too many failed sign-in attempts. Try again in ${seconds} seconds.` }, 429);
+        return render(
+          request,
+          reply,
+          { redirectTo, login, error: `Too many failed sign-in attempts. Try again in ${seconds} seconds.` },
+          429,
+        );
       }
       case 'invalid':
         return render(request, reply, { redirectTo, login, error: 'Invalid login or password.' }, 401);

@@ -109,6 +109,7 @@ export class TokensService {
     const now = this.clock.now();
     const cached = this.cache.get(digest);
     if (cached && cached.until > now) return cached.value;
+    this.cache.delete(digest);
     const found = await this.tokens.findByDigestWithUser(digest);
     if (!found) return null;
     const value: ResolvedToken = {

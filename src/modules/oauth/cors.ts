@@ -32,10 +32,7 @@ export function answerPreflight(request: FastifyRequest, reply: FastifyReply, ru
     .split(',')
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
-  const allowed =
-    request.headers.origin !== undefined &&
-    rule.methods.includes(method) &&
-    asked.every((h) => (rule.headers).includes(h));
+  const allowed = request.headers.origin !== undefined && rule.methods.includes(method) && asked.every((h) => rule.headers.includes(h));
   if (allowed) {
     reply.header('access-control-allow-origin', '*');
     reply.header('access-control-allow-methods', rule.methods.join(', '));

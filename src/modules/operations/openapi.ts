@@ -39,7 +39,8 @@ export class OpenApiCollector {
     const paths: Record<string, Record<string, JsonSchema>> = {};
     const sorted = [...this.routes].sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method));
     for (const route of sorted) {
-      if (route.url.includes('*')) continue;
+      // Wildcards and git's smart-HTTP routes (one per path depth) are documented in docs/api.md.
+      if (route.url.includes('*') || route.url.includes('.git')) continue;
       const schema = (route.schema ?? {}) as Record<string, JsonSchema | undefined>;
       const operation: JsonSchema = {
         parameters: [...parameters(schema.params, 'path'), ...parameters(schema.querystring, 'query')],

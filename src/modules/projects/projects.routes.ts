@@ -1,4 +1,3 @@
-import { ForbiddenError } from '../../infra/errors/index.js';
 import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import type { Actor } from '../../infra/auth/index.js';
 import { AccessLevel } from './access.js';
@@ -38,15 +37,16 @@ export function projectsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
     { schema: { querystring: S.ListProjectsQuery }, config: { policy: { auth: 'optional' } } },
     async (request, reply) => {
       const q = request.query;
-      // Listing by storage is for administrators verifying moves (SPEC "Repository storage moves").
-      if (q.repository_storage !== undefined && !request.actor?.user.isAdmin) throw new ForbiddenError();
+      // Listing by storage is for administrators verifying moves; for others the filter is
+      // ignored, as in the established product (reference §3.6).
+      const repositoryStorage = request.actor?.user.isAdmin ? q.repository_storage : undefined;
       const page = pageOf(q);
       const { rows, total } = await projects.list(
         request.actor,
         {
           search: q.search,
           visibility: q.visibility,
-          repositoryStorage: q.repository_storage,
+          repositoryStorage,
           orderBy: q.order_by ?? 'created_at',
           sort: q.sort ?? 'desc',
         },

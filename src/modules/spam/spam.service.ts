@@ -75,7 +75,11 @@ export class SpamService implements SpamChecker {
       now: this.clock.now(),
     });
     if (!this.captcha) {
-      throw new CustomBodyError(400, { message: { error: `Your ${kind} has been recognized as spam and has been discarded.` } }, 'spam_detected');
+      throw new CustomBodyError(
+        400,
+        { message: { error: `Your ${kind} has been recognized as spam and has been discarded.` } },
+        'spam_detected',
+      );
     }
     throw new CustomBodyError(
       409,
