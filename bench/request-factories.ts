@@ -16,11 +16,19 @@ export const factories: Record<string, Factory> = {
   /** A generic alert of about 2 KB whose payload (and so fingerprint) is new every time. */
   'alert-new': () => (request) => ({
     ...request,
-    body: JSON.stringify(payload2k({ title: 'Disk almost full', severity: 'high', service: 'db', monitoring_tool: 'bench', hosts: ['db-1'] })),
+    body: JSON.stringify(
+      payload2k({ title: 'Disk almost full', severity: 'high', service: 'db', monitoring_tool: 'bench', hosts: ['db-1'] }),
+    ),
   }),
   /** The same generic alert every time: grouped onto one open alert. */
   'alert-same': () => {
-    const body = JSON.stringify({ title: 'Disk almost full', severity: 'high', service: 'db', monitoring_tool: 'bench', filler: 'x'.repeat(1900) });
+    const body = JSON.stringify({
+      title: 'Disk almost full',
+      severity: 'high',
+      service: 'db',
+      monitoring_tool: 'bench',
+      filler: 'x'.repeat(1900),
+    });
     return (request) => ({ ...request, body });
   },
 };

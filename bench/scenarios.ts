@@ -43,7 +43,12 @@ async function benchUserToken(app: FastifyInstance): Promise<string> {
 
 /** A call to the REST API as root, for seeding through the same paths clients use. */
 async function api<T>(app: FastifyInstance, method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<T> {
-  const res = await app.inject({ method, url: `/api/v4${url}`, headers: { 'private-token': ROOT_TOKEN }, ...(body !== undefined ? { payload: body as object } : {}) });
+  const res = await app.inject({
+    method,
+    url: `/api/v4${url}`,
+    headers: { 'private-token': ROOT_TOKEN },
+    ...(body !== undefined ? { payload: body as object } : {}),
+  });
   if (res.statusCode >= 400) throw new Error(`${method} ${url} answered ${res.statusCode}: ${res.body}`);
   return res.json<T>();
 }

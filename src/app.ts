@@ -79,7 +79,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const database =
     options.database ?? openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, schema: config.databaseSchema });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : null;
-  const limiter = new RateLimiter(redis ? new RedisCounterStore(redis, clock, `${config.redisPrefix}rl:`) : new MemoryCounterStore(clock), clock);
+  const limiter = new RateLimiter(
+    redis ? new RedisCounterStore(redis, clock, `${config.redisPrefix}rl:`) : new MemoryCounterStore(clock),
+    clock,
+  );
   const platform: Platform = {
     config,
     database,
@@ -152,7 +155,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // error format (OAuth) registers an encapsulated plugin with its own handler.
   staticRoutes(app);
   // (areas add their root-level routes here)
-  await app.register(oauth.rootRoutes);
+  await app.register((scope) => oauth.rootRoutes(scope));
   git.rootRoutes(app);
   await alerts.rootRoutes(app);
   errorTracking.rootRoutes(app);

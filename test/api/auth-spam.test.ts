@@ -110,6 +110,8 @@ describe('spam checks with a CAPTCHA service (reCAPTCHA v2 protocol)', () => {
   });
   after(async () => {
     await t.close();
+    // fetch keeps its connection alive; close it so the server can stop at once.
+    server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 

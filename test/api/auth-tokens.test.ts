@@ -162,7 +162,8 @@ describe('impersonation tokens', () => {
 
   it('are refused with the exact 401 body when impersonation is disabled', async () => {
     const { token } = await impersonate(off);
-    for (const headers of [{ 'private-token': token }, { authorization: `Bearer ${token}` }]) {
+    const ways: Record<string, string>[] = [{ 'private-token': token }, { authorization: `Bearer ${token}` }];
+    for (const headers of ways) {
       const res = await off.api('GET', '/user', { token: null, headers });
       assert.equal(res.statusCode, 401);
       assert.deepEqual(res.json(), { error: 'invalid_token', error_description: IMPERSONATION_OFF });

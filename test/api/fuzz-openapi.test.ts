@@ -69,7 +69,7 @@ describe('hostile input on every OpenAPI route', () => {
   let routes: { method: string; path: string }[] = [];
   before(async () => {
     t = await createTestApp();
-    const doc = (await t.api('GET', '/api/v4/openapi.json')).json() as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await t.api('GET', '/api/v4/openapi.json')).json<{ paths: Record<string, Record<string, unknown>> }>();
     routes = Object.entries(doc.paths)
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path })))
       .filter((r) => r.path.startsWith('/api/v4/') && !EXCLUDED.some((x) => x.test(r.path)));
@@ -96,7 +96,7 @@ describe('hostile input on every OpenAPI route', () => {
           });
           assert.ok(res.statusCode < 500, `${route.method} ${path}?${qs} answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
           if (res.statusCode >= 400) {
-            const parsed = res.json() as Record<string, unknown>;
+            const parsed = res.json<Record<string, unknown>>();
             assert.ok(
               'message' in parsed || 'error' in parsed,
               `${route.method} ${path} answered ${res.statusCode} without message: ${res.body.slice(0, 200)}`,

@@ -16,7 +16,8 @@ class ListedMigrations implements MigrationProvider {
 export async function migrateToLatest(db: Database, dialect: Dialect): Promise<string[]> {
   // Kysely looks for its bookkeeping tables in every schema unless told which; with several
   // schemas in one database (tests, tenants) it must be the connection's own.
-  const schema = dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const schema =
+    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({
     db,
     provider: new ListedMigrations(dialect),

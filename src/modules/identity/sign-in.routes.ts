@@ -31,7 +31,8 @@ function queryRedirect(request: FastifyRequest): string | null {
 }
 
 /** `GET/POST /users/sign_in`, `POST /users/sign_out` (DESIGN.md §4) and the profile page. */
-export function signInRoutes(app: FastifyInstance, { users, signIn, pageAuth }: SignInRouteDeps): void {
+export function signInRoutes(app: FastifyInstance, { platform, users, signIn, pageAuth }: SignInRouteDeps): void {
+  const { externalUrl } = platform.config;
   const render = (request: FastifyRequest, reply: FastifyReply, props: Omit<SignInPageProps, 'csrf'>, status = 200) =>
     sendPage(reply, signInPage({ ...props, csrf: pageAuth.pageCsrf(request, reply) }), status);
 
@@ -72,7 +73,7 @@ export function signInRoutes(app: FastifyInstance, { users, signIn, pageAuth }: 
       case 'signed_in':
         pageAuth.setSessionCookie(reply, result.session);
         // A new session gets a new CSRF secret too: tokens seen before sign-in stop working.
-        rotateCsrf(request, reply, app.platform.config.externalUrl);
+        rotateCsrf(request, reply, externalUrl);
         // 303, never 307, after a credential POST (RFC 9700 §4.12).
         return reply.redirect(redirectTo ?? HOME, 303);
     }
@@ -84,7 +85,7 @@ export function signInRoutes(app: FastifyInstance, { users, signIn, pageAuth }: 
     }
     await signIn.signOut(request.cookies[SESSION_COOKIE]);
     pageAuth.clearSessionCookie(reply);
-    rotateCsrf(request, reply, app.platform.config.externalUrl);
+    rotateCsrf(request, reply, externalUrl);
     return reply.redirect('/users/sign_in', 303);
   });
 
