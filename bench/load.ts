@@ -5,6 +5,8 @@ import { factories } from './request-factories.js';
 import type { LoadRequest } from './scenarios.js';
 
 interface LoadOptions {
+  /** Which load of this target this is (0 = warm-up), for generators that use up their inputs. */
+  round: number;
   url: string;
   connections: number;
   duration: number;
@@ -15,6 +17,17 @@ const options = JSON.parse(process.argv[2] ?? '{}') as LoadOptions;
 const { request } = options;
 const factory = request.factory ? factories[request.factory.name] : undefined;
 if (request.factory && !factory) throw new Error(`unknown request factory ${request.factory.name}`);
+/** The factory's per-request hooks in autocannon's shape (a plain setupRequest, or with onResponse). */
+function generator(): Partial<autocannon.Request> {
+  if (!factory || !request.factory) return {};
+  const made = factory({ ...request.factory.args, round: options.round });
+  if (typeof made === 'function') return { setupRequest: made as unknown as autocannon.Request['setupRequest'] };
+  return {
+    setupRequest: made.setupRequest as unknown as autocannon.Request['setupRequest'],
+    ...(made.onResponse ? { onResponse: made.onResponse as unknown as autocannon.Request['onResponse'] } : {}),
+  };
+}
+
 const result = await autocannon({
   url: options.url,
   connections: options.connections,
@@ -26,9 +39,7 @@ const result = await autocannon({
     {
       method: request.method,
       path: request.path,
-      ...(factory && request.factory
-        ? { setupRequest: factory(request.factory.args) as unknown as autocannon.Request['setupRequest'] }
-        : {}),
+      ...generator(),
     },
   ],
 });

@@ -2,6 +2,8 @@
 // and says which request to send; `factory` names a request generator in
 // bench/request-factories.ts for loads whose bodies change per request.
 import type { FastifyInstance } from 'fastify';
+import type { TestApp } from '../test/helpers/app.js';
+import { issueTokens, registerApp, type TestClient } from '../test/helpers/oauth.js';
 
 export interface LoadRequest {
   method: 'GET' | 'POST' | 'PUT';
@@ -19,10 +21,14 @@ export interface Scenario {
   baseline: string;
   /** Target ratio to the baseline and p99 limit in ms (issue 9). */
   target: { ratio: number; p99: number };
+  /** A second comparison (issue 4: at least 2.5 times oidc-provider). */
+  alsoCompare?: { baseline: string; ratio: number };
   seed(app: FastifyInstance): Promise<LoadRequest>;
 }
 
 const ROOT_TOKEN = 'bsp_bench-root-token-0123456789abcdef';
+/** Live refresh tokens per load: one per connection (50) plus those autocannon builds ahead. */
+export const REFRESH_CHAINS = 128;
 export const BENCH_ROOT_TOKEN = ROOT_TOKEN;
 
 async function benchUserToken(app: FastifyInstance): Promise<string> {
@@ -63,12 +69,132 @@ async function alertIntegration(app: FastifyInstance): Promise<{ path: string; k
   return { path: new URL(integration.url).pathname, key: integration.token };
 }
 
+/** The test helpers' view of an app, for reusing their OAuth flow in seeding. */
+function asTestApp(app: FastifyInstance): TestApp {
+  return {
+    app,
+    api: (method: string, url: string, options: { body?: unknown } = {}) =>
+      app.inject({
+        method: method as 'GET',
+        url: `/api/v4${url}`,
+        headers: { 'private-token': ROOT_TOKEN },
+        ...(options.body !== undefined ? { payload: options.body as object } : {}),
+      }),
+  } as unknown as TestApp;
+}
+
+/** A confidential application and `count` token pairs for root, through the real code flow. */
+async function oauthTokens(
+  app: FastifyInstance,
+  count: number,
+): Promise<{ client: TestClient; pairs: { access: string; refresh: string }[] }> {
+  const t = asTestApp(app);
+  const client = await registerApp(t, { scopes: 'api read_user' });
+  const root = await app.modules.identity.users.findByUsername('root');
+  if (!root) throw new Error('root is missing');
+  const session = await app.modules.identity.sessions.create(root.id, { ip: null, userAgent: null });
+  const cookie = `_service_session=${session.secret}`;
+  const pairs = [];
+  for (let i = 0; i < count; i += 1) {
+    const tokens = await issueTokens(t, cookie, client, { scope: 'api' });
+    pairs.push({ access: tokens.access_token, refresh: tokens.refresh_token });
+  }
+  return { client, pairs };
+}
+
+async function trackedProject(app: FastifyInstance): Promise<{ path: string }> {
+  const project = await api<{ id: number }>(app, 'POST', '/projects', { name: `errors-${Date.now()}` });
+  await api(app, 'PUT', `/projects/${project.id}/error_tracking/settings`, { active: true, integrated: true });
+  const keys = await api<{ public_key: string }[]>(app, 'GET', `/projects/${project.id}/error_tracking/client_keys`);
+  const key = keys[0]?.public_key;
+  if (!key) throw new Error('no client key');
+  return { path: `/errortracking/api/v1/projects/api/${project.id}/envelope/?sentry_version=7&sentry_key=${key}` };
+}
+
+/** What bench/events-prepare.ts seeded (passed by bench/run.ts as BENCH_EVENTS_SEED). */
+function benchEvents(): { projectId: number; userId: number; first: number; last: number } {
+  const raw = process.env.BENCH_EVENTS_SEED;
+  if (!raw) throw new Error('events scenarios need BENCH_EVENTS_SEED (run them through bench/run.ts)');
+  return JSON.parse(raw) as { projectId: number; userId: number; first: number; last: number };
+}
+
 export const scenarios: Record<string, Scenario> = {
   user: {
     title: 'GET /api/v4/user (personal token)',
     baseline: 'fastify-lookup',
     target: { ratio: 0.6, p99: 10 },
     seed: async (app) => ({ method: 'GET', path: '/api/v4/user', headers: { 'private-token': await benchUserToken(app) } }),
+  },
+  'oauth-token-info': {
+    title: 'GET /oauth/token/info (OAuth access token)',
+    baseline: 'fastify-lookup',
+    target: { ratio: 0.6, p99: 10 },
+    alsoCompare: { baseline: 'oidc-provider-introspect', ratio: 2.5 },
+    seed: async (app) => {
+      const { pairs } = await oauthTokens(app, 1);
+      return { method: 'GET', path: '/oauth/token/info', headers: { authorization: `Bearer ${pairs[0]?.access ?? ''}` } };
+    },
+  },
+  'oauth-refresh': {
+    title: 'POST /oauth/token refresh_token grant (rotation)',
+    baseline: 'oidc-provider-refresh',
+    target: { ratio: 2.5, p99: 50 },
+    seed: async (app) => {
+      // One chain of refresh tokens per connection: each answer's refresh token is the next request's.
+      const { client, pairs } = await oauthTokens(app, REFRESH_CHAINS * (Number(process.env.BENCH_ROUNDS ?? 3) + 1));
+      return {
+        method: 'POST',
+        path: '/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        factory: {
+          name: 'refresh-chain',
+          args: {
+            clientId: client.clientId,
+            secret: client.secret,
+            redirectUri: client.redirectUri,
+            tokens: pairs.map((p) => p.refresh),
+            perRound: REFRESH_CHAINS,
+          },
+        },
+      };
+    },
+  },
+  'envelope-new': {
+    title: 'POST Sentry envelope, a new error each time',
+    baseline: 'fastify-insert',
+    target: { ratio: 0.5, p99: 50 },
+    seed: async (app) => ({ method: 'POST', ...(await trackedProject(app)), factory: { name: 'envelope', args: { distinct: true } } }),
+  },
+  'envelope-repeated': {
+    title: 'POST Sentry envelope, the same error repeated',
+    baseline: 'fastify-insert',
+    target: { ratio: 0.5, p99: 50 },
+    seed: async (app) => ({ method: 'POST', ...(await trackedProject(app)), factory: { name: 'envelope', args: { distinct: false } } }),
+  },
+  'events-project': {
+    title: 'GET /projects/:id/events?per_page=100 (1M events)',
+    baseline: 'fastify-lookup',
+    target: { ratio: 0, p99: 20 },
+    seed: async () => {
+      const seeded = benchEvents();
+      return { method: 'GET', path: `/api/v4/projects/${seeded.projectId}/events?per_page=100`, headers: { 'private-token': ROOT_TOKEN } };
+    },
+  },
+  'events-user': {
+    title: 'GET /users/:id/events with after/before (1M events)',
+    baseline: 'fastify-lookup',
+    target: { ratio: 0, p99: 20 },
+    seed: async () => {
+      const seeded = benchEvents();
+      const day = 86_400_000;
+      const after = new Date(seeded.last - 120 * day).toISOString().slice(0, 10);
+      const before = new Date(seeded.last - 10 * day).toISOString().slice(0, 10);
+      return {
+        method: 'GET',
+        path: `/api/v4/users/${seeded.userId}/events?after=${after}&before=${before}`,
+        headers: { 'private-token': ROOT_TOKEN },
+      };
+    },
   },
   'alerts-new': {
     title: 'POST generic alert, a new fingerprint each time',

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { buildApp } from './app.js';
+import { runPrimary } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config/index.js';
 import { migrateToLatest, openDatabase } from './infra/db/index.js';
 
@@ -23,9 +24,14 @@ async function prepareDatabase(config: Config): Promise<void> {
 }
 
 async function serve(config: Config): Promise<void> {
+  // A signal while the app is still being built: nothing is in flight yet, so just exit.
+  let shutdown: ((signal: string) => void) | null = null;
+  const onSignal = (signal: string) => (shutdown ? shutdown(signal) : process.exit(0));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
   const app = await buildApp(config);
   let closing = false;
-  const shutdown = (signal: string) => {
+  shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing requests in flight');
@@ -36,8 +42,14 @@ async function serve(config: Config): Promise<void> {
       () => process.exit(1),
     );
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  if (cluster.isWorker) {
+    // Which process answered, for operators matching a response to its log lines (which carry the pid).
+    const worker = String(process.pid);
+    app.addHook('onSend', async (_request, reply, payload) => {
+      reply.header('x-basalt-worker', worker);
+      return payload;
+    });
+  }
   await app.listen({ port: config.port, host: config.host });
 }
 
@@ -52,15 +64,9 @@ async function main(): Promise<void> {
   if (config.workers > 1 && cluster.isPrimary) {
     // Migrate once, then fork; the workers share the port through the primary.
     await prepareDatabase(config);
-    for (let i = 0; i < config.workers; i += 1) cluster.fork({ BASALT_WORKER: String(i) });
-    cluster.on('exit', (worker, code) => {
-      process.stderr.write(`basalt: worker ${worker.process.pid ?? '?'} exited with ${code}\n`);
-    });
-    const stop = () => {
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.kill('SIGTERM');
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
+    const log = (message: string) => process.stderr.write(`basalt: ${message}\n`);
+    if (!config.redisUrl) log(`WORKERS=${config.workers} without REDIS_URL: every process counts rate limits on its own`);
+    runPrimary({ workers: config.workers, log });
     return;
   }
   if (cluster.isPrimary) await prepareDatabase(config);

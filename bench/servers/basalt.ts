@@ -15,7 +15,8 @@ const name = process.argv[2] ?? '';
 const scenario = scenarios[name];
 if (!scenario) throw new Error(`unknown scenario ${name}`);
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'basalt-bench-'));
+// The events scenarios start on a directory seeded once by bench/events-prepare.ts.
+const dataDir = process.env.BENCH_DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'basalt-bench-'));
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? null;
 let schema: string | null = null;
 if (databaseUrl) {

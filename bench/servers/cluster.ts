@@ -34,15 +34,17 @@ const child = spawn(process.execPath, [path.join(root, 'dist', 'main.js')], {
   },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
-// Ready when every worker answers; probe until the health route responds.
-for (let i = 0; i < 300; i += 1) {
+// Ready when every worker answers: workers start one after the other, and each answer names
+// its worker (X-Basalt-Worker when WORKERS > 1).
+const seen = new Set<string>();
+for (let i = 0; i < 300 && seen.size < Number(workers); i += 1) {
   try {
     const res = await fetch(`http://127.0.0.1:${port}/api/v4/user`, { headers: { 'private-token': BENCH_ROOT_TOKEN } });
-    if (res.ok) break;
+    if (res.ok) seen.add(res.headers.get('x-basalt-worker') ?? 'single');
   } catch {
     // not listening yet
   }
-  await new Promise((r) => setTimeout(r, 200));
+  if (seen.size < Number(workers)) await new Promise((r) => setTimeout(r, 100));
 }
 process.stdout.write(
   `${JSON.stringify({ port, request: { method: 'GET', path: '/api/v4/user', headers: { 'private-token': BENCH_ROOT_TOKEN } } })}\n`,

@@ -15,7 +15,7 @@ import { GitAuthenticator } from './smart-http.auth.js';
 import { smartHttpRoutes } from './smart-http.routes.js';
 
 export { RepositoryStorages, relativeRepositoryPath, type RepositoryKind } from './git.storage.js';
-export { copyRepository, timeRepositoryMove, refListing, objectChecksum } from './repository-copy.js';
+export { copyRepository, timeRepositoryMove, refListing, refListingFromFiles, objectChecksum } from './repository-copy.js';
 export type { MoveRow, MoveContainerKind, MoveState } from './git.repository.js';
 export { MOVE_JOB, BULK_MOVE_JOB } from './moves.service.js';
 export type { MovesService } from './moves.service.js';

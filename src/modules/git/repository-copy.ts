@@ -14,6 +14,40 @@ export async function refListing(repo: string): Promise<string> {
 }
 
 /**
+ * The same listing as refListing, read from the ref files (packed-refs, then loose refs,
+ * symbolic refs resolved) without starting git, so verifying a copy costs file reads only.
+ * Source and copy are read the same way; test/api/git-moves checks it against git's listing.
+ */
+export async function refListingFromFiles(repo: string): Promise<string> {
+  const refs = new Map<string, string>();
+  const packed = await readFile(path.join(repo, 'packed-refs'), 'utf8').catch(() => '');
+  for (const line of packed.split('\n')) {
+    const match = /^([0-9a-f]{40,64}) (refs\/\S+)$/.exec(line);
+    if (match?.[1] && match[2]) refs.set(match[2], match[1]);
+  }
+  const symbolic = new Map<string, string>();
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const name = `${prefix}/${entry.name}`;
+      if (entry.isDirectory()) await walk(path.join(dir, entry.name), name);
+      else if (entry.isFile() && !entry.name.endsWith('.lock')) {
+        const value = (await readFile(path.join(dir, entry.name), 'utf8')).trim();
+        if (value.startsWith('ref: ')) symbolic.set(name, value.slice(5));
+        else if (/^[0-9a-f]{40,64}$/.test(value)) refs.set(name, value);
+      }
+    }
+  };
+  await walk(path.join(repo, 'refs'), 'refs');
+  for (const [name, target] of symbolic) {
+    const object = refs.get(target);
+    if (object) refs.set(name, object);
+  }
+  const head = await readFile(path.join(repo, 'HEAD'), 'utf8').catch(() => '');
+  const lines = [...refs].map(([name, object]) => `${object} ${name}`);
+  return `HEAD -> ${head.trim()}\n${lines.sort().join('\n')}`;
+}
+
+/**
  * A digest of the object store: every pack with its size and trailing checksum (the SHA
  * over its content that git writes at its end) and every loose object name. A local
  * mirror clone copies these files one for one, so source and copy must agree.
@@ -44,13 +78,28 @@ export async function objectChecksum(repo: string): Promise<string> {
 
 export class CopyVerificationError extends Error {}
 
-/** Fails unless both repositories have the same refs, HEAD and object store. */
-export async function verifyCopy(source: string, copy: string, label: string): Promise<void> {
-  const [sourceRefs, copyRefs] = await Promise.all([refListing(source), refListing(copy)]);
-  if (sourceRefs !== copyRefs) throw new CopyVerificationError(`Failed to verify ${label} repository refs from ${source} to ${copy}`);
-  const [sourceObjects, copyObjects] = await Promise.all([objectChecksum(source), objectChecksum(copy)]);
-  if (sourceObjects !== copyObjects) {
-    throw new CopyVerificationError(`Failed to verify ${label} repository checksum from ${source} to ${copy}`);
+/** What a copy must match: the source's refs, HEAD and object store. */
+export interface RepositoryFingerprint {
+  refs: string;
+  objects: string;
+}
+
+/** Git's own listing of the refs (the source) or a reading of the ref files (a fresh copy). */
+export async function fingerprint(repo: string, readRefs: (repo: string) => Promise<string> = refListing): Promise<RepositoryFingerprint> {
+  const [refs, objects] = await Promise.all([readRefs(repo), objectChecksum(repo)]);
+  return { refs, objects };
+}
+
+/** Fails unless the copy has the same refs, HEAD and object store as the source had. */
+export async function verifyCopy(source: string | RepositoryFingerprint, copy: string, label: string): Promise<void> {
+  const [expected, actual] = await Promise.all([
+    typeof source === 'string' ? fingerprint(source) : source,
+    fingerprint(copy, refListingFromFiles),
+  ]);
+  const from = typeof source === 'string' ? source : 'the source';
+  if (expected.refs !== actual.refs) throw new CopyVerificationError(`Failed to verify ${label} repository refs from ${from} to ${copy}`);
+  if (expected.objects !== actual.objects) {
+    throw new CopyVerificationError(`Failed to verify ${label} repository checksum from ${from} to ${copy}`);
   }
 }
 
@@ -73,13 +122,17 @@ export async function copyRepository(source: string, destination: string, label 
   await rm(tmp, { recursive: true, force: true });
   await mkdir(path.dirname(destination), { recursive: true });
   try {
+    // The source is read-only while it moves, so its fingerprint is taken while the clone runs.
     // A local clone links or copies the object files as they are (no repacking).
-    await git(['clone', '--mirror', '--quiet', '--', source, tmp], { timeoutMs: 6 * 3600_000 });
+    const [expected] = await Promise.all([
+      fingerprint(source, refListingFromFiles),
+      git(['clone', '--mirror', '--quiet', '--', source, tmp], { timeoutMs: 6 * 3600_000 }),
+    ]);
     // The mirror's `origin` would point at the old path; drop it (plain file edit, no extra process).
     const configFile = path.join(tmp, 'config');
     const config = await readFile(configFile, 'utf8');
     await writeFile(configFile, config.replace(/^\[remote "origin"\][^[]*/m, ''));
-    await verifyCopy(source, tmp, label);
+    await verifyCopy(expected, tmp, label);
     if (await exists(destination)) await rm(destination, { recursive: true, force: true });
     await rename(tmp, destination);
   } catch (error) {

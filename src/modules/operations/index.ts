@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
+import { serverMetricsReader } from '../../infra/http/cluster-metrics.js';
 import type { Platform } from '../../infra/platform.js';
 import type { OpenApiCollector } from './openapi.js';
 
@@ -29,8 +30,9 @@ export function operationsRoutes(
     const ok = Object.values(checks).every((c) => c.status === 'ok');
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'failed', checks });
   });
+  const readMetrics = serverMetricsReader(metrics);
   app.get('/-/metrics', { config: none }, async (_request, reply) => {
-    return reply.type(metrics.contentType).send(await metrics.metrics());
+    return reply.type(metrics.contentType).send(await readMetrics());
   });
   let cached: string | null = null;
   app.get('/api/v4/openapi.json', { config: none }, async (_request, reply) => {
