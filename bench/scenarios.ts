@@ -119,6 +119,12 @@ function benchEvents(): { projectId: number; userId: number; first: number; last
 }
 
 export const scenarios: Record<string, Scenario> = {
+  health: {
+    title: 'GET /-/health (no credential, no database)',
+    baseline: 'fastify',
+    target: { ratio: 0.5, p99: 10 },
+    seed: async () => ({ method: 'GET', path: '/-/health' }),
+  },
   user: {
     title: 'GET /api/v4/user (personal token)',
     baseline: 'fastify-lookup',

@@ -2,6 +2,13 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../infra/db/index.js';
 import type { AlertEmailOutboxTable, AlertSettingsTable, AlertsTable } from '../../infra/db/tables/alerts.js';
 
+/**
+ * The predicate of the partial unique index `alerts_open_fingerprint`, as a literal: the
+ * planner uses a partial index only when the query states its predicate word for word; a
+ * bound parameter (`status <> ?`) makes SQLite scan the project's alerts instead.
+ */
+const OPEN = sql.raw<boolean>(`status <> 'resolved'`);
+
 export type AlertRow = Selectable<AlertsTable>;
 export type AlertStatus = AlertsTable['status'];
 export type AlertSettingsRow = Selectable<AlertSettingsTable>;
@@ -51,7 +58,7 @@ export class AlertsRepository {
       .set((eb) => ({ events: eb('events', '+', 1), updated_at: now }))
       .where('project_id', '=', projectId)
       .where('fingerprint', '=', fingerprint)
-      .where('status', '<>', 'resolved')
+      .where(OPEN)
       .returningAll()
       .executeTakeFirst();
   }
@@ -67,7 +74,7 @@ export class AlertsRepository {
       .onConflict((oc) =>
         oc
           .columns(['project_id', 'fingerprint'])
-          .where(sql.raw<boolean>(`status <> 'resolved'`))
+          .where(OPEN)
           .doUpdateSet((eb) => ({ events: eb('alerts.events', '+', 1), updated_at: row.updated_at })),
       )
       .returningAll()
@@ -85,7 +92,7 @@ export class AlertsRepository {
       .set({ status: 'resolved', ended_at: endedAt, updated_at: now })
       .where('project_id', '=', projectId)
       .where('fingerprint', '=', fingerprint)
-      .where('status', '<>', 'resolved')
+      .where(OPEN)
       .returningAll()
       .executeTakeFirst();
   }
