@@ -12,7 +12,7 @@ const here = import.meta.dirname;
 const root = path.dirname(here);
 const tsx = path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const DURATION = Number(process.env.BENCH_DURATION ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const filters = process.argv.slice(2);
 const pin = os.availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;

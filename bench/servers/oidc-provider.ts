@@ -74,7 +74,8 @@ const provider = new Provider(issuer, {
   findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
 });
 provider.on('server_error', (_ctx, error) => process.stderr.write(`oidc-provider: ${String(error)}\n`));
-server.on('request', provider.callback());
+const handle = provider.callback();
+server.on('request', (request, response) => void handle(request, response));
 
 const found = await provider.Client.find(CLIENT.id);
 if (!found) throw new Error('client missing');
