@@ -165,6 +165,15 @@ describe('groups, projects, members', () => {
     assert.equal((await t.api('DELETE', `/projects/${created.json().id}`, { headers: { 'if-unmodified-since': future } })).statusCode, 202);
   });
 
+  it('an id too large for any row finds nothing (404), on every database', async () => {
+    for (const path of ['/groups/99999999999999999999999', '/projects/99999999999999999999999']) {
+      assert.equal((await t.api('GET', path)).statusCode, 404, path);
+      assert.equal((await t.api('DELETE', path)).statusCode, 404, path);
+    }
+    const sudo = await t.api('GET', '/user', { headers: { sudo: '99999999999999999999999' } });
+    assert.equal(sudo.statusCode, 404);
+  });
+
   it('repeated integer query values are rejected with 400', async () => {
     const res = await t.api('GET', '/projects?page=1&page=2');
     assert.equal(res.statusCode, 400);

@@ -16,3 +16,12 @@ export function parseRef(value: string): EntityRef {
   if (/^\d{1,15}$/.test(value)) return { kind: 'id', id: Number(value) };
   return { kind: 'path', path: value };
 }
+
+/** Whether a reference is all digits: an ID rather than a path or a username. */
+export const isNumericRef = (value: string): boolean => /^\d+$/.test(value);
+
+/**
+ * The ID a numeric reference names, or `null` when it has too many digits to be one (it
+ * would overflow a BIGINT column or a double): such a reference finds nothing.
+ */
+export const idOf = (value: string): number | null => (/^\d{1,15}$/.test(value) ? Number(value) : null);

@@ -3,6 +3,7 @@ import type { Clock } from '../../infra/clock.js';
 import { hashPassword, randomPassword, verifyPassword } from '../../infra/crypto.js';
 import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
+import { idOf, isNumericRef } from '../../infra/http/index.js';
 import { pathProblem } from '../../infra/reserved-names.js';
 import type { ActorUser } from '../../infra/auth/index.js';
 import { UsersRepository, type UserFilter, type UserRow, type UserUpdate } from './users.repository.js';
@@ -154,7 +155,9 @@ export class UsersService {
 
   /** Sudo and `/users/:id` take a numeric ID or a case-insensitive username. */
   findByIdOrUsername(value: string): Promise<UserRow | undefined> {
-    return /^\d+$/.test(value) ? this.users.findById(Number(value)) : this.users.findByUsername(value);
+    if (!isNumericRef(value)) return this.users.findByUsername(value);
+    const id = idOf(value);
+    return id === null ? Promise.resolve(undefined) : this.users.findById(id);
   }
 
   list(filter: UserFilter, limit: number, offset: number) {

@@ -3,6 +3,7 @@ import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError } from '../../infra/errors/index.js';
+import { idOf, isNumericRef } from '../../infra/http/index.js';
 import type { JobQueue } from '../../infra/jobs/index.js';
 import { AccessLevel, type AccessPolicy } from './access.js';
 import { MembersRepository } from './members.repository.js';
@@ -44,9 +45,10 @@ export class GroupsService {
 
   /** By id or full path; a renamed group's old path answers with where it went. */
   async findByRef(ref: string): Promise<Found<NamespaceRow>> {
-    const row = /^\d+$/.test(ref) ? await this.namespaces.findById(Number(ref)) : await this.namespaces.findByFullPath(ref);
+    const id = isNumericRef(ref) ? idOf(ref) : undefined;
+    const row = id === undefined ? await this.namespaces.findByFullPath(ref) : id === null ? undefined : await this.namespaces.findById(id);
     if (row?.kind === 'group') return { row };
-    if (row || /^\d+$/.test(ref)) return {};
+    if (row || id !== undefined) return {};
     const redirect = await resolveRedirect(this.namespaces, ref);
     if (redirect?.kind === 'path') {
       const target = await this.namespaces.findByFullPath(redirect.path);

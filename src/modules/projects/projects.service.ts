@@ -3,6 +3,7 @@ import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
+import { idOf, isNumericRef } from '../../infra/http/index.js';
 import type { JobQueue } from '../../infra/jobs/index.js';
 import { AccessLevel, type AccessPolicy } from './access.js';
 import { resolveRedirect, type Found } from './groups.service.js';
@@ -47,8 +48,9 @@ export class ProjectsService {
 
   /** By id or full path; a renamed project's (or group's) old path answers with where it went. */
   async findByRef(ref: string): Promise<Found<ProjectRow>> {
-    if (/^\d+$/.test(ref)) {
-      const row = await this.projects.findById(Number(ref));
+    if (isNumericRef(ref)) {
+      const id = idOf(ref);
+      const row = id === null ? undefined : await this.projects.findById(id);
       return row ? { row } : {};
     }
     if (!ref.includes('/')) return {};
