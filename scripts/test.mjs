@@ -36,10 +36,11 @@ function run(label, files, env) {
     let tail = '';
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
-      tail = (tail + chunk.toString()).slice(-4000);
+      tail = (tail + chunk.toString()).slice(-200_000);
     });
     child.on('close', (code) => {
-      const count = (name) => Number(new RegExp(`ℹ ${name} (\\d+)`).exec(tail)?.[1] ?? 0);
+      // The summary comes before the list of failures, so take the last summary in the output.
+      const count = (name) => Number([...tail.matchAll(new RegExp(`ℹ ${name} (\\d+)`, 'g'))].at(-1)?.[1] ?? 0);
       const result = { pass: count('pass'), fail: count('fail') + count('cancelled'), skipped: count('skipped') };
       if (code !== 0 && result.fail === 0) result.fail = 1;
       resolve(result);

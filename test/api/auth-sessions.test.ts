@@ -259,7 +259,8 @@ describe('session cookie on an https EXTERNAL_URL', () => {
 describe('failed sign-in throttling (sign_in limit)', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ env: { RATE_LIMITS: 'sign_in=3/m' } });
+    // A manual clock: a real minute boundary between attempts would reset the window.
+    t = await createTestApp({ env: { RATE_LIMITS: 'sign_in=3/m' }, manualClock: true });
   });
   after(() => t.close());
 

@@ -3,13 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { addMember, createGroup, createProject, createUser } from '../helpers/factories.js';
 
-describe('groups, projects, members', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await createTestApp();
-  });
-  after(() => t.close());
+let t: TestApp;
+before(async () => {
+  t = await createTestApp();
+});
+after(() => t.close());
 
+describe('groups, projects, members', () => {
   it('creates nested groups with full paths and a project readable by encoded path', async () => {
     const top = await t.api('POST', '/groups', { body: { name: 'Acme', path: 'acme' } });
     assert.equal(top.statusCode, 201);
@@ -181,12 +181,7 @@ describe('groups, projects, members', () => {
 });
 
 describe('issues and notes', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await createTestApp();
-  });
-  after(() => t.close());
-
+  // Shares the file's app (one database per file keeps the suite fast on PostgreSQL).
   it('numbers issues per project, closes and reopens, and lists notes', async () => {
     const project = (await t.api('POST', '/projects', { body: { name: 'tracker' } })).json();
     const first = await t.api('POST', `/projects/${project.id}/issues`, { body: { title: 'First', description: 'd' } });
