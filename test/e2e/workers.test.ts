@@ -1,3 +1,4 @@
+import { withSchemaLock } from '../helpers/database.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -90,10 +91,7 @@ describe('WORKERS=2 on PostgreSQL and Redis', { skip }, () => {
   });
   after(async () => {
     await server?.stop('SIGKILL');
-    const admin = new pg.Client({ connectionString: databaseUrl });
-    await admin.connect();
-    await admin.query(`drop schema if exists ${schema} cascade`);
-    await admin.end();
+    await withSchemaLock(databaseUrl as string, (client) => client.query(`drop schema if exists ${schema} cascade`));
   });
 
   /** Waits until both workers answer (the second starts once the first listens). */

@@ -4,12 +4,25 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/infra/db/index.js';
+import { MIGRATION_LOCK_KEY } from '../../src/infra/db/migrator.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
 /** Which database this run of the suite uses (scripts/test.mjs sets it). */
 export function testDialect(): TestDialect {
   return process.env.BASALT_TEST_DB === 'postgres' && process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+}
+
+export async function withSchemaLock<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    return await work(client);
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await client.end();
+  }
 }
 
 export interface TestDatabase {
@@ -28,11 +41,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   if (testDialect() === 'postgres') {
     const url = process.env.TEST_DATABASE_URL as string;
     const schema = `t_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
     const handle = openDatabase({ databaseUrl: url, sqliteFile, schema, poolSize: 5 });
+    // Kysely's migrator lists the tables of every schema; a schema dropped at that moment
+    // makes the listing fail, so drops take the migrations' advisory lock (migrator.ts).
+    await withSchemaLock(url, (client) => client.query(`create schema ${schema}`));
     await migrateToLatest(handle.db, handle.dialect);
     return {
       handle,
@@ -42,10 +54,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       sqliteFile,
       drop: async () => {
         await handle.close().catch(() => undefined);
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
-        await client.query(`drop schema ${schema} cascade`);
-        await client.end();
+        await withSchemaLock(url, (client) => client.query(`drop schema ${schema} cascade`));
         rmSync(dataDir, { recursive: true, force: true });
       },
     };

@@ -1,3 +1,4 @@
+import { withSchemaLock } from './database.js';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -135,8 +136,9 @@ export async function livePostgres(url: string): Promise<LiveDatabase> {
       return (await admin.query(text, params)).rows as T[];
     },
     close: async () => {
-      await admin.query(`drop schema ${schema} cascade`).catch(() => undefined);
       await admin.end();
+      // Under the migrations' advisory lock, like every test schema drop (helpers/database.ts).
+      await withSchemaLock(url, (client) => client.query(`drop schema ${schema} cascade`)).catch(() => undefined);
     },
   };
 }

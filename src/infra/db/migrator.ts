@@ -13,7 +13,27 @@ class ListedMigrations implements MigrationProvider {
   }
 }
 
+/**
+ * On PostgreSQL, migrations of every schema in the database take turns under one advisory
+ * lock: several processes starting at once migrate one after the other, and Kysely's check
+ * for its bookkeeping tables (which lists the tables of all schemas) never meets a schema
+ * being dropped. Test helpers drop their schemas under the same lock.
+ */
+export const MIGRATION_LOCK_KEY = 7_420_001;
+
 export async function migrateToLatest(db: Database, dialect: Dialect): Promise<string[]> {
+  if (dialect !== 'postgres') return runMigrations(db, dialect);
+  return db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    try {
+      return await runMigrations(db, dialect);
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    }
+  });
+}
+
+async function runMigrations(db: Database, dialect: Dialect): Promise<string[]> {
   // Kysely looks for its bookkeeping tables in every schema unless told which; with several
   // schemas in one database (tests, tenants) it must be the connection's own.
   const schema =
