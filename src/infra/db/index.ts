@@ -4,3 +4,4 @@ export { migrateToLatest } from './migrator.js';
 export type { DB } from './schema.js';
 export type { Flag, Millis } from './tables/core.js';
 export { flag, isSet, isUniqueViolation } from './values.js';
+export { CompiledOnce } from './compiled-once.js';

@@ -11,16 +11,17 @@ import {
 } from 'kysely';
 
 const NUL = '\u0000';
-const clean = (value: unknown): unknown => (typeof value === 'string' && value.includes(NUL) ? value.replaceAll(NUL, '\uFFFD') : value);
+export const replaceNul = (value: unknown): unknown =>
+  typeof value === 'string' && value.includes(NUL) ? value.replaceAll(NUL, '\uFFFD') : value;
 
 class NulTransformer extends OperationNodeTransformer {
   protected override transformValue(node: ValueNode): ValueNode {
-    const value = clean(node.value);
+    const value = replaceNul(node.value);
     return value === node.value ? super.transformValue(node) : { ...node, value };
   }
 
   protected override transformPrimitiveValueList(node: PrimitiveValueListNode): PrimitiveValueListNode {
-    return { ...node, values: node.values.map(clean) };
+    return { ...node, values: node.values.map(replaceNul) };
   }
 }
 

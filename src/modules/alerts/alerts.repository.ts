@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../infra/db/index.js';
+import { CompiledOnce } from '../../infra/db/index.js';
 import type { AlertEmailOutboxTable, AlertSettingsTable, AlertsTable } from '../../infra/db/tables/alerts.js';
 
 /**
@@ -44,6 +45,20 @@ export interface AlertFilter {
 
 const escapeLike = (value: string) => value.replace(/[%_\\]/g, (c) => `\\${c}`);
 
+// Run for every incoming alert: compiled once (docs/performance.md).
+const SETTINGS = new CompiledOnce(1, (db, projectId: number) =>
+  db.selectFrom('alert_settings').selectAll().where('project_id', '=', projectId),
+);
+const INCREMENT_OPEN = new CompiledOnce(3, (db, now: number, projectId: number, fingerprint: string) =>
+  db
+    .updateTable('alerts')
+    .set((eb) => ({ events: eb('events', '+', 1), updated_at: now }))
+    .where('project_id', '=', projectId)
+    .where('fingerprint', '=', fingerprint)
+    .where(OPEN)
+    .returningAll(),
+);
+
 export class AlertsRepository {
   constructor(private readonly db: Executor) {}
 
@@ -53,14 +68,7 @@ export class AlertsRepository {
 
   /** A repeat of an unresolved alert: one more event, nothing else changes (reference A6 step 2). */
   incrementOpen(projectId: number, fingerprint: string, now: number): Promise<AlertRow | undefined> {
-    return this.db
-      .updateTable('alerts')
-      .set((eb) => ({ events: eb('events', '+', 1), updated_at: now }))
-      .where('project_id', '=', projectId)
-      .where('fingerprint', '=', fingerprint)
-      .where(OPEN)
-      .returningAll()
-      .executeTakeFirst();
+    return INCREMENT_OPEN.first(this.db, now, projectId, fingerprint);
   }
 
   /**
@@ -140,7 +148,7 @@ export class AlertsRepository {
   }
 
   findSettings(projectId: number): Promise<AlertSettingsRow | undefined> {
-    return this.db.selectFrom('alert_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
+    return SETTINGS.first(this.db, projectId);
   }
 
   upsertSettings(row: AlertSettingsRow): Promise<AlertSettingsRow> {

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { CompiledOnce, type Executor } from '../../infra/db/index.js';
 import type { PersonalAccessTokensTable } from '../../infra/db/tables/core.js';
 import type { UserRow } from './users.repository.js';
 
@@ -25,6 +25,16 @@ export interface TokenWithUser {
   token: TokenRow;
   user: Pick<UserRow, 'id' | 'username' | 'is_admin' | 'state' | 'bot'>;
 }
+
+// Every request with a personal-type token runs this (when not cached): compiled once.
+const TOKEN_BY_DIGEST = new CompiledOnce(1, (db, digest: string) =>
+  db
+    .selectFrom('personal_access_tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .selectAll('t')
+    .select(['u.username as u_username', 'u.is_admin as u_is_admin', 'u.state as u_state', 'u.bot as u_bot'])
+    .where('t.token_digest', '=', digest),
+);
 
 export class TokensRepository {
   constructor(private readonly db: Executor) {}
@@ -56,13 +66,7 @@ export class TokensRepository {
 
   /** The hot path: one indexed lookup by digest, joined with the owner. */
   async findByDigestWithUser(digest: string): Promise<TokenWithUser | undefined> {
-    const row = await this.db
-      .selectFrom('personal_access_tokens as t')
-      .innerJoin('users as u', 'u.id', 't.user_id')
-      .selectAll('t')
-      .select(['u.username as u_username', 'u.is_admin as u_is_admin', 'u.state as u_state', 'u.bot as u_bot'])
-      .where('t.token_digest', '=', digest)
-      .executeTakeFirst();
+    const row = await TOKEN_BY_DIGEST.first(this.db, digest);
     if (!row) return undefined;
     const { u_username, u_is_admin, u_state, u_bot, ...token } = row;
     return { token, user: { id: token.user_id, username: u_username, is_admin: u_is_admin, state: u_state, bot: u_bot } };

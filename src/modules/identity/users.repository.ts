@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { CompiledOnce, type Executor } from '../../infra/db/index.js';
 import type { UsersTable } from '../../infra/db/tables/core.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -25,6 +25,8 @@ export interface UserFilter {
   blocked?: boolean;
   humans?: boolean;
 }
+
+const USER_BY_ID = new CompiledOnce<UserRow, [number]>(1, (db, id) => db.selectFrom('users').selectAll().where('id', '=', id));
 
 export class UsersRepository {
   constructor(private readonly db: Executor) {}
@@ -56,7 +58,7 @@ export class UsersRepository {
   }
 
   findById(id: number): Promise<UserRow | undefined> {
-    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return USER_BY_ID.first(this.db, id);
   }
 
   findManyByIds(ids: readonly number[]): Promise<UserRow[]> {

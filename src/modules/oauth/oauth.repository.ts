@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
-import { isUniqueViolation } from '../../infra/db/index.js';
+import { CompiledOnce, isUniqueViolation, type Executor } from '../../infra/db/index.js';
 import type {
   AccessTokenRow,
   ApplicationRow,
@@ -19,6 +18,36 @@ import type {
 
 const changed = (result: { numUpdatedRows: bigint } | { numDeletedRows: bigint }): number =>
   Number('numUpdatedRows' in result ? result.numUpdatedRows : result.numDeletedRows);
+
+// The token lookups of every OAuth-authenticated request and of the refresh grant,
+// compiled once (docs/performance.md).
+const TOKEN_BY_ACCESS_DIGEST = new CompiledOnce(1, (db, digest: string) =>
+  db
+    .selectFrom('oauth_access_tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .innerJoin('oauth_applications as a', 'a.id', 't.application_id')
+    .selectAll('t')
+    .select(['u.username as u_username', 'u.is_admin as u_is_admin', 'u.state as u_state', 'u.bot as u_bot', 'a.uid as a_uid'])
+    .where('t.token_digest', '=', digest),
+);
+const TOKEN_BY_REFRESH_DIGEST = new CompiledOnce(1, (db, digest: string) =>
+  db
+    .selectFrom('oauth_access_tokens as t')
+    .innerJoin('oauth_applications as a', 'a.id', 't.application_id')
+    .selectAll('t')
+    .select([
+      'a.uid as a_uid',
+      'a.name as a_name',
+      'a.redirect_uri as a_redirect_uri',
+      'a.scopes as a_scopes',
+      'a.confidential as a_confidential',
+      'a.secret_digest as a_secret_digest',
+      'a.owner_id as a_owner_id',
+      'a.created_at as a_created_at',
+      'a.updated_at as a_updated_at',
+    ])
+    .where('t.refresh_digest', '=', digest),
+);
 
 /** Kysely implementation of OAuthStorage; plain rows in and out. */
 export class OAuthRepository implements OAuthStorage {
@@ -83,14 +112,7 @@ export class OAuthRepository implements OAuthStorage {
   }
 
   async findTokenByAccessDigest(digest: string): Promise<TokenWithContext | undefined> {
-    const row = await this.db
-      .selectFrom('oauth_access_tokens as t')
-      .innerJoin('users as u', 'u.id', 't.user_id')
-      .innerJoin('oauth_applications as a', 'a.id', 't.application_id')
-      .selectAll('t')
-      .select(['u.username as u_username', 'u.is_admin as u_is_admin', 'u.state as u_state', 'u.bot as u_bot', 'a.uid as a_uid'])
-      .where('t.token_digest', '=', digest)
-      .executeTakeFirst();
+    const row = await TOKEN_BY_ACCESS_DIGEST.first(this.db, digest);
     if (!row) return undefined;
     const { u_username, u_is_admin, u_state, u_bot, a_uid, ...token } = row;
     return {
@@ -101,23 +123,7 @@ export class OAuthRepository implements OAuthStorage {
   }
 
   async findTokenByRefreshDigest(digest: string): Promise<TokenWithApplication | undefined> {
-    const row = await this.db
-      .selectFrom('oauth_access_tokens as t')
-      .innerJoin('oauth_applications as a', 'a.id', 't.application_id')
-      .selectAll('t')
-      .select([
-        'a.uid as a_uid',
-        'a.name as a_name',
-        'a.redirect_uri as a_redirect_uri',
-        'a.scopes as a_scopes',
-        'a.confidential as a_confidential',
-        'a.secret_digest as a_secret_digest',
-        'a.owner_id as a_owner_id',
-        'a.created_at as a_created_at',
-        'a.updated_at as a_updated_at',
-      ])
-      .where('t.refresh_digest', '=', digest)
-      .executeTakeFirst();
+    const row = await TOKEN_BY_REFRESH_DIGEST.first(this.db, digest);
     if (!row) return undefined;
     const { a_uid, a_name, a_redirect_uri, a_scopes, a_confidential, a_secret_digest, a_owner_id, a_created_at, a_updated_at, ...token } =
       row;

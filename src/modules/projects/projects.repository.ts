@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { CompiledOnce, type Executor } from '../../infra/db/index.js';
 import type { ProjectsTable } from '../../infra/db/tables/core.js';
 
 export type ProjectRow = Selectable<ProjectsTable>;
@@ -36,6 +36,21 @@ export interface ProjectFilter {
 
 const escapeLike = (value: string) => value.replace(/[%_\\]/g, (c) => `\\${c}`);
 
+// The hottest statements, compiled once (docs/performance.md).
+const PROJECT_BY_ID = new CompiledOnce<ProjectRow, [number]>(1, (db, id) =>
+  db.selectFrom('projects').selectAll().where('id', '=', id).where('pending_delete', '=', 0),
+);
+const PROJECT_BY_PATH = new CompiledOnce<ProjectRow, [string]>(1, (db, path) =>
+  db.selectFrom('projects').selectAll().where('full_path_lower', '=', path).where('pending_delete', '=', 0),
+);
+const NEXT_INTERNAL_ID = new CompiledOnce<{ last_value: number }, [number, string]>(2, (db, projectId, usage) =>
+  db
+    .insertInto('internal_ids')
+    .values({ project_id: projectId, usage, last_value: 1 })
+    .onConflict((oc) => oc.columns(['project_id', 'usage']).doUpdateSet((eb) => ({ last_value: eb('internal_ids.last_value', '+', 1) })))
+    .returning('last_value'),
+);
+
 export class ProjectsRepository {
   constructor(private readonly db: Executor) {}
 
@@ -66,7 +81,7 @@ export class ProjectsRepository {
   }
 
   findById(id: number): Promise<ProjectRow | undefined> {
-    return this.db.selectFrom('projects').selectAll().where('id', '=', id).where('pending_delete', '=', 0).executeTakeFirst();
+    return PROJECT_BY_ID.first(this.db, id);
   }
 
   findByIdIncludingDeleted(id: number): Promise<ProjectRow | undefined> {
@@ -74,12 +89,7 @@ export class ProjectsRepository {
   }
 
   findByFullPath(fullPath: string): Promise<ProjectRow | undefined> {
-    return this.db
-      .selectFrom('projects')
-      .selectAll()
-      .where('full_path_lower', '=', fullPath.toLowerCase())
-      .where('pending_delete', '=', 0)
-      .executeTakeFirst();
+    return PROJECT_BY_PATH.first(this.db, fullPath.toLowerCase());
   }
 
   async list(scope: ProjectScope, filter: ProjectFilter, limit: number, offset: number): Promise<{ rows: ProjectRow[]; total: number }> {
@@ -126,12 +136,8 @@ export class ProjectsRepository {
 
   /** Next per-project number (issues, alerts...) from one upsert, safe under concurrency. */
   async nextInternalId(projectId: number, usage: string): Promise<number> {
-    const row = await this.db
-      .insertInto('internal_ids')
-      .values({ project_id: projectId, usage, last_value: 1 })
-      .onConflict((oc) => oc.columns(['project_id', 'usage']).doUpdateSet((eb) => ({ last_value: eb('internal_ids.last_value', '+', 1) })))
-      .returning('last_value')
-      .executeTakeFirstOrThrow();
+    const row = await NEXT_INTERNAL_ID.first(this.db, projectId, usage);
+    if (!row) throw new Error('internal id upsert returned nothing');
     return Number(row.last_value);
   }
 }

@@ -1,0 +1,43 @@
+import type { Compilable, CompiledQuery } from 'kysely';
+import type { Executor } from './database.js';
+import { replaceNul } from './nul-plugin.js';
+
+/**
+ * A query whose SQL is built and compiled once per dialect, then run with new values:
+ * building and compiling with Kysely costs more than running a small prepared query
+ * (docs/performance.md). The builder receives placeholders for its values and must give the
+ * same SQL whatever they are (no `IN` lists of varying length, no optional clauses).
+ */
+export class CompiledOnce<Row, Args extends readonly unknown[]> {
+  private readonly byAdapter = new WeakMap<object, { compiled: CompiledQuery<Row>; order: number[]; postgres: boolean }>();
+
+  constructor(
+    private readonly arity: Args['length'],
+    private readonly build: (db: Executor, ...placeholders: never[]) => Compilable<Row>,
+  ) {}
+
+  async rows(db: Executor, ...args: Args): Promise<Row[]> {
+    const executor = db.getExecutor();
+    let entry = this.byAdapter.get(executor.adapter);
+    if (!entry) {
+      const placeholders = Array.from({ length: this.arity }, (_, i) => `\u0001compiled-once-${i}\u0001`);
+      const compiled = this.build(db, ...(placeholders as never[])).compile();
+      // Where each placeholder ended up among the compiled parameters (-1: a constant of the query).
+      const order = compiled.parameters.map((value) => placeholders.indexOf(value as string));
+      if (placeholders.some((_, i) => !order.includes(i))) throw new Error('CompiledOnce: a placeholder is not used by the query');
+      entry = { compiled, order, postgres: executor.adapter.constructor.name.startsWith('Postgres') };
+      this.byAdapter.set(executor.adapter, entry);
+    }
+    const { compiled, order, postgres } = entry;
+    const parameters = order.map((i, at) => {
+      const value = i < 0 ? compiled.parameters[at] : args[i];
+      return postgres ? replaceNul(value) : value;
+    });
+    const result = await db.executeQuery<Row>({ ...compiled, parameters });
+    return result.rows;
+  }
+
+  async first(db: Executor, ...args: Args): Promise<Row | undefined> {
+    return (await this.rows(db, ...args))[0];
+  }
+}
