@@ -1,5 +1,5 @@
 // Starts Basalt for one scenario: a fresh data directory (SQLite, or PostgreSQL when
-// BENCH_DATABASE_URL is set: a fresh schema), seeds, listens, and prints
+// BENCH_SCENARIO_DATABASE_URL is set: a fresh schema), seeds, listens, and prints
 // {"port": N, "request": {...}} for the load generator.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -17,7 +17,8 @@ if (!scenario) throw new Error(`unknown scenario ${name}`);
 
 // The events scenarios start on a directory seeded once by bench/events-prepare.ts.
 const dataDir = process.env.BENCH_DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'basalt-bench-'));
-const databaseUrl = process.env.BENCH_DATABASE_URL ?? null;
+// BENCH_DATABASE_URL only adds the PostgreSQL scale-out rows; scenarios stay on SQLite.
+const databaseUrl = process.env.BENCH_SCENARIO_DATABASE_URL ?? null;
 let schema: string | null = null;
 if (databaseUrl) {
   schema = process.env.BENCH_SCHEMA ?? `bench_${randomBytes(4).toString('hex')}`;
