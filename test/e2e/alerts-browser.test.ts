@@ -1,25 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chromiumSkip, freePort, launchChromium } from '../helpers/chromium.js';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { settle } from '../helpers/alerts.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `Debian chromium is not installed at ${CHROMIUM}`;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+const skip = chromiumSkip;
 
 /** A maintainer in Chromium: signs in, creates an integration, copies URL and key, sends a test alert. */
 describe('alert integration settings page in Chromium', { skip }, () => {
@@ -37,17 +24,7 @@ describe('alert integration settings page in Chromium', { skip }, () => {
     await t.app.listen({ host: '127.0.0.1', port });
     owner = await createUser(t.app);
     projectId = (await createProject(t.app, owner)).id;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

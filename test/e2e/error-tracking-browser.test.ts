@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { chromiumSkip, launchChromium } from '../helpers/chromium.js';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { enableTracking, exceptionEvent, sentryAuth, storePath } from '../helpers/sentry.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `Debian chromium is not installed at ${CHROMIUM}`;
+const skip = chromiumSkip;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -48,17 +47,7 @@ describe('error list and error page in Chromium', { skip }, () => {
     await send(exceptionEvent({ user: { id: 'ann' } }));
     await send(exceptionEvent({ user: { id: 'bob' }, value: 'division by zero again' }));
     await send(exceptionEvent({ type: 'KeyError', value: "'cart'", fn: 'checkout', user: { id: 'ann' } }));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -1,26 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
+import { chromiumSkip, freePort, launchChromium } from '../helpers/chromium.js';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { form, pkcePair, registerApp, type TestClient } from '../helpers/oauth.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `Debian chromium is not installed at ${CHROMIUM}`;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+const skip = chromiumSkip;
 
 /** A person in Chromium: signs in on the sign-in page, consents, manages applications, connects a device. */
 describe('OAuth pages in Chromium', { skip }, () => {
@@ -58,17 +45,7 @@ describe('OAuth pages in Chromium', { skip }, () => {
     callbackBase = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     dana = await createUser(t.app);
     client = await registerApp(t, { confidential: true, scopes: 'api read_user', redirectUri: `${callbackBase}/cb` });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/chromium.js';
 import { after, before, describe, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -7,16 +7,6 @@ import { createUser, type TestUser } from '../helpers/factories.js';
 import { formFields, registerApp, sessionCookie, type TestClient } from '../helpers/oauth.js';
 
 /** A free port on 127.0.0.1, so EXTERNAL_URL (the issuer) can name the listening address. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 const options = { [oauth.allowInsecureRequests]: true };
 

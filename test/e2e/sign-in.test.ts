@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { launchChromium } from '../helpers/chromium.js';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -33,17 +34,7 @@ describe('signing in through the page with Chromium', { skip }, () => {
     const address = app.server.address();
     assert.ok(address && typeof address === 'object');
     base = `http://127.0.0.1:${address.port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {
