@@ -26,9 +26,19 @@ export interface RoutePolicy {
   readonly rateLimit?: string;
 }
 
+const READ: readonly Scope[] = ['api', 'read_api'];
+const WRITE: readonly Scope[] = ['api'];
+// Every request with a token asks this; a route's answer never changes, so it is kept.
+const accepted = new WeakMap<RoutePolicy, { read: readonly Scope[]; write: readonly Scope[] }>();
+
 export function acceptedScopes(policy: RoutePolicy, method: string): readonly Scope[] {
-  const base: Scope[] = method === 'GET' || method === 'HEAD' ? ['api', 'read_api'] : ['api'];
-  return policy.scopes ? [...new Set<Scope>([...base, ...policy.scopes])] : base;
+  let entry = accepted.get(policy);
+  if (!entry) {
+    const extra = policy.scopes ?? [];
+    entry = { read: [...new Set<Scope>([...READ, ...extra])], write: [...new Set<Scope>([...WRITE, ...extra])] };
+    accepted.set(policy, entry);
+  }
+  return method === 'GET' || method === 'HEAD' ? entry.read : entry.write;
 }
 
 declare module 'fastify' {

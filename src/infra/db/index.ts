@@ -3,5 +3,5 @@ export type { Database, DatabaseHandle, Dialect, Executor } from './database.js'
 export { migrateToLatest } from './migrator.js';
 export type { DB } from './schema.js';
 export type { Flag, Millis } from './tables/core.js';
-export { flag, isSet, isUniqueViolation } from './values.js';
+export { flag, isUniqueViolation } from './values.js';
 export { CompiledOnce } from './compiled-once.js';

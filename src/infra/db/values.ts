@@ -1,7 +1,6 @@
 import type { Flag } from './tables/core.js';
 
 export const flag = (value: boolean): Flag => (value ? 1 : 0);
-export const isSet = (value: Flag | null | undefined): boolean => value === 1;
 
 /** True when an insert or update broke a UNIQUE constraint, on either dialect. */
 export function isUniqueViolation(error: unknown): boolean {

@@ -13,8 +13,8 @@ export type EntityRef = { kind: 'id'; id: number } | { kind: 'path'; path: strin
 
 /** A numeric string is an ID; anything else is a full path. */
 export function parseRef(value: string): EntityRef {
-  if (/^\d{1,15}$/.test(value)) return { kind: 'id', id: Number(value) };
-  return { kind: 'path', path: value };
+  const id = idOf(value);
+  return id === null ? { kind: 'path', path: value } : { kind: 'id', id };
 }
 
 /** Whether a reference is all digits: an ID rather than a path or a username. */

@@ -4,6 +4,5 @@ export { NamespaceOrProjectId, IntegerId, parseRef, idOf, isNumericRef } from '.
 export type { EntityRef } from './ids.js';
 export { RateLimiter, MemoryCounterStore, RedisCounterStore } from './rate-limiter.js';
 export type { CounterStore, Hit } from './rate-limiter.js';
-export { redactUrl } from './request-log.js';
 export { checkUnmodifiedSince } from './conditional.js';
 export type { ApiApp } from './types.js';
