@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type BinaryLike, type ScryptOptions } from 'node:crypto';
+import { hash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type BinaryLike, type ScryptOptions } from 'node:crypto';
 
 /** Type prefixes make a leaked secret recognisable (DESIGN.md §4). */
 export const TOKEN_PREFIX = {
@@ -16,7 +16,8 @@ export function generateToken(prefix: string, bytes = 32): string {
 }
 
 export function sha256Hex(value: string | Buffer): string {
-  return createHash('sha256').update(value).digest('hex');
+  // One-shot hashing: no Hash object per call (this runs on every token-authenticated request).
+  return hash('sha256', value, 'hex');
 }
 
 /** Tokens and secrets are stored only as this digest. */
@@ -24,8 +25,8 @@ export const digestToken = sha256Hex;
 
 /** Compares two secrets without leaking where they differ (digests first: equal lengths). */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const left = createHash('sha256').update(a).digest();
-  const right = createHash('sha256').update(b).digest();
+  const left = hash('sha256', a, 'buffer');
+  const right = hash('sha256', b, 'buffer');
   return timingSafeEqual(left, right) && a.length === b.length;
 }
 

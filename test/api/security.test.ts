@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { constantTimeEqual, sha256Hex } from '../../src/infra/crypto.js';
 import { ROOT_TOKEN, createTestApp, type TestApp } from '../helpers/app.js';
 import { TestBrowser } from '../helpers/auth-browser.js';
@@ -128,9 +129,12 @@ describe('security review', () => {
 
     for (const [kind, value] of Object.entries(secrets)) assert.ok(value && value.length >= 8, `${kind} was created`);
     const { db } = t.app.platform;
-    // On PostgreSQL the introspection lists every schema's tables: keep this test's schema.
+    // Lists only this test's own tables: Kysely's introspection reads every schema, and a
+    // neighbouring test file dropping its schema meanwhile makes that listing fail.
     const schema = t.database.schema;
-    const tables = (await db.introspection.getTables()).filter((table) => !schema || table.schema === schema).map((table) => table.name);
+    const tables = schema
+      ? (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = ${schema} and table_type = 'BASE TABLE'`.execute(db)).rows.map((row) => row.name)
+      : (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db)).rows.map((row) => row.name);
     assert.ok(tables.length > 20, `${tables.length} tables`);
     const cells: string[] = [];
     for (const table of tables) {

@@ -1,5 +1,5 @@
 import type { Compilable, CompiledQuery } from 'kysely';
-import type { Executor } from './database.js';
+import { directSqliteOf, type Executor } from './database.js';
 import { replaceNul } from './nul-plugin.js';
 
 /**
@@ -7,6 +7,8 @@ import { replaceNul } from './nul-plugin.js';
  * building and compiling with Kysely costs more than running a small prepared query
  * (docs/performance.md). The builder receives placeholders for its values and must give the
  * same SQL whatever they are (no `IN` lists of varying length, no optional clauses).
+ * On SQLite, outside transactions, the statement runs on the connection directly: Kysely's
+ * connection lock and promise chain cost more than the statement itself.
  */
 export class CompiledOnce<Row, Args extends readonly unknown[]> {
   private readonly byAdapter = new WeakMap<object, { compiled: CompiledQuery<Row>; order: number[]; postgres: boolean }>();
@@ -33,6 +35,13 @@ export class CompiledOnce<Row, Args extends readonly unknown[]> {
       const value = i < 0 ? compiled.parameters[at] : args[i];
       return postgres ? replaceNul(value) : value;
     });
+    const direct = postgres ? undefined : directSqliteOf(db);
+    if (direct) {
+      const statement = direct.prepare(compiled.sql);
+      if (statement.reader) return statement.all(parameters) as Row[];
+      statement.run(parameters);
+      return [];
+    }
     const result = await db.executeQuery<Row>({ ...compiled, parameters });
     return result.rows;
   }

@@ -3,6 +3,8 @@ import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely
 import pg from 'pg';
 import { ReplaceNulPlugin } from './nul-plugin.js';
 import type { DB } from './schema.js';
+import { BackgroundCheckpointer } from './checkpointer.js';
+import { WriteBatcher, type Transact } from './write-batcher.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Database = Kysely<DB>;
@@ -12,6 +14,11 @@ export type Executor = Kysely<DB> | Transaction<DB>;
 export interface DatabaseHandle {
   readonly db: Database;
   readonly dialect: Dialect;
+  /**
+   * A write transaction for one request, committed before it settles: on SQLite, those
+   * arriving together share a commit (infra/db/write-batcher.ts).
+   */
+  readonly transact: Transact;
   /** Liveness of the connection, for `/-/readiness`. */
   ping(): Promise<void>;
   /** Connections in use and waiting, for load shedding and readiness. */
@@ -30,6 +37,31 @@ export interface DatabaseOptions {
 // in a double, so they are read as numbers rather than strings.
 pg.types.setTypeParser(20, (value) => Number(value));
 
+/** The synchronous SQLite connection behind a Kysely instance, for statements that skip Kysely. */
+export interface DirectSqlite {
+  readonly sqlite: SQLite.Database;
+  /** Prepared statements shared with Kysely's driver. */
+  prepare(sql: string): SQLite.Statement;
+}
+/** By query adapter: one per database, shared by the Kysely instance and its transactions. */
+const directHandles = new WeakMap<object, DirectSqlite>();
+
+/**
+ * The SQLite connection of `db` when a statement may run on it directly, bypassing Kysely's
+ * connection lock and promise chain (which cost more than a small statement):
+ * - `db` is a transaction: it is the one open on the single connection (Kysely holds the
+ *   connection for it), so the statement runs inside it exactly as Kysely would run it;
+ * - `db` is the database and no transaction is open: the statement can neither see another
+ *   request's uncommitted rows nor land inside its transaction.
+ * Otherwise undefined: the caller goes through Kysely, which waits its turn.
+ */
+export function directSqliteOf(db: Executor): DirectSqlite | undefined {
+  const direct = directHandles.get(db.getExecutor().adapter);
+  if (!direct) return undefined;
+  if (db.isTransaction) return direct;
+  return direct.sqlite.inTransaction ? undefined : direct;
+}
+
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   return options.databaseUrl ? openPostgres(options.databaseUrl, options.schema, options.poolSize ?? 10) : openSqlite(options.sqliteFile);
 }
@@ -42,15 +74,29 @@ function openSqlite(file: string): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  // Reads through a memory map instead of a read() per page, and a page cache larger than
+  // the 2 MB default: on a virtual machine each system call is a measurable share of a
+  // small query (docs/performance.md). Neither changes what is durable.
+  sqlite.pragma('mmap_size = 268435456');
+  sqlite.pragma('cache_size = -65536');
+  // Checkpoints run on a worker thread (infra/db/checkpointer.ts); this one only if it lags.
+  sqlite.pragma('wal_autocheckpoint = 10000');
+  const checkpointer = new BackgroundCheckpointer(file);
+  const statements = withStatementCache(sqlite);
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
+  directHandles.set(db.getExecutor().adapter, { sqlite, prepare: (sql) => statements.prepare(sql) });
   return {
     db,
     dialect: 'sqlite',
+    transact: new WriteBatcher(db).transact,
     ping: async () => {
       sqlite.prepare('select 1').get();
     },
     poolStats: () => ({ waiting: 0, total: 1 }),
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer.stop();
+      await db.destroy();
+    },
   };
 }
 
@@ -88,6 +134,8 @@ function openPostgres(url: string, schema: string | null, max: number): Database
   return {
     db,
     dialect: 'postgres',
+    // Concurrent transactions on several connections: each request's own, no batching.
+    transact: (work) => db.transaction().execute(work),
     ping: async () => {
       await pool.query('select 1');
     },

@@ -1,5 +1,6 @@
 import type { AlertsTables } from './tables/alerts.js';
 import type { AuthTables } from './tables/auth.js';
+import type { CacheEpochTables } from './tables/cache-epochs.js';
 import type { CoreTables } from './tables/core.js';
 import type { GitTables } from './tables/git.js';
 import type { ErrorTrackingTables } from './tables/error-tracking.js';
@@ -10,4 +11,5 @@ import type { NotificationsEventsTables } from './tables/notifications-events.js
  * Every table, as Kysely sees it. Each area keeps its table types in its own file under
  * `tables/` and adds its interface here.
  */
-export interface DB extends CoreTables, AuthTables, ErrorTrackingTables, AlertsTables, OAuthTables, NotificationsEventsTables, GitTables {}
+export interface DB
+  extends CoreTables, AuthTables, ErrorTrackingTables, AlertsTables, OAuthTables, NotificationsEventsTables, GitTables, CacheEpochTables {}

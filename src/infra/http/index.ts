@@ -1,7 +1,6 @@
 export { PaginationQuery, pageOf, setPaginationHeaders, MAX_PER_PAGE, DEFAULT_PER_PAGE } from './pagination.js';
 export type { Page, PaginationParams } from './pagination.js';
-export { NamespaceOrProjectId, IntegerId, parseRef, idOf, isNumericRef } from './ids.js';
-export type { EntityRef } from './ids.js';
+export { NamespaceOrProjectId, IntegerId } from './ids.js';
 export { RateLimiter, MemoryCounterStore, RedisCounterStore } from './rate-limiter.js';
 export type { CounterStore, Hit } from './rate-limiter.js';
 export { checkUnmodifiedSince } from './conditional.js';

@@ -56,6 +56,53 @@ const INCREMENT_OPEN = new CompiledOnce(3, (db, now: number, projectId: number, 
     .where('project_id', '=', projectId)
     .where('fingerprint', '=', fingerprint)
     .where(OPEN)
+    // A repeat answers with the alert's iid and title only: the rest (payload included) is
+    // not read back.
+    .returning(['iid', 'title']),
+);
+
+/** The columns a new alert is written with, in the order INSERT_OR_INCREMENT takes them. */
+const NEW_ALERT_COLUMNS = [
+  'project_id',
+  'iid',
+  'integration_id',
+  'title',
+  'description',
+  'service',
+  'monitoring_tool',
+  'hosts',
+  'severity',
+  'status',
+  'started_at',
+  'ended_at',
+  'events',
+  'fingerprint',
+  'environment_name',
+  'runbook',
+  'full_query',
+  'y_label',
+  'incident_markdown',
+  'payload',
+  'custom_fields',
+  'issue_id',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof NewAlertRow)[];
+
+/**
+ * A new alert; when another request created the same unresolved fingerprint in the
+ * meantime, the partial unique index turns this into an increment of that alert.
+ */
+const INSERT_OR_INCREMENT = new CompiledOnce(NEW_ALERT_COLUMNS.length, (db, ...values: unknown[]) =>
+  db
+    .insertInto('alerts')
+    .values(Object.fromEntries(NEW_ALERT_COLUMNS.map((column, i) => [column, values[i]])) as NewAlertRow)
+    .onConflict((oc) =>
+      oc
+        .columns(['project_id', 'fingerprint'])
+        .where(OPEN)
+        .doUpdateSet((eb) => ({ events: eb('alerts.events', '+', 1), updated_at: eb.ref('excluded.updated_at') })),
+    )
     .returningAll(),
 );
 
@@ -67,7 +114,7 @@ export class AlertsRepository {
   }
 
   /** A repeat of an unresolved alert: one more event, nothing else changes (reference A6 step 2). */
-  incrementOpen(projectId: number, fingerprint: string, now: number): Promise<AlertRow | undefined> {
+  incrementOpen(projectId: number, fingerprint: string, now: number): Promise<Pick<AlertRow, 'iid' | 'title'> | undefined> {
     return INCREMENT_OPEN.first(this.db, now, projectId, fingerprint);
   }
 
@@ -75,18 +122,10 @@ export class AlertsRepository {
    * Inserts a new alert; when another request created the same unresolved fingerprint in
    * the meantime, the partial unique index turns this into an increment of that alert.
    */
-  insertOrIncrement(row: NewAlertRow): Promise<AlertRow> {
-    return this.db
-      .insertInto('alerts')
-      .values(row)
-      .onConflict((oc) =>
-        oc
-          .columns(['project_id', 'fingerprint'])
-          .where(OPEN)
-          .doUpdateSet((eb) => ({ events: eb('alerts.events', '+', 1), updated_at: row.updated_at })),
-      )
-      .returningAll()
-      .executeTakeFirstOrThrow();
+  async insertOrIncrement(row: NewAlertRow): Promise<AlertRow> {
+    const inserted = await INSERT_OR_INCREMENT.first(this.db, ...NEW_ALERT_COLUMNS.map((column) => row[column] ?? null));
+    if (!inserted) throw new Error('the alert insert returned no row');
+    return inserted;
   }
 
   insert(row: NewAlertRow): Promise<AlertRow> {

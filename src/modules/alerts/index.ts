@@ -44,6 +44,7 @@ export function createAlertsModule(
   const alerts = new AlertsService(db, clock);
   const ingest = new IngestService(
     db,
+    platform.database.transact,
     clock,
     config.tier,
     config.externalUrl,

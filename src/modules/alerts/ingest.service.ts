@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Actor } from '../../infra/auth/index.js';
 import type { Clock } from '../../infra/clock.js';
-import type { Database, Executor } from '../../infra/db/index.js';
+import type { Database, Executor, Transact } from '../../infra/db/index.js';
 import type { AlertEmailOutboxTable } from '../../infra/db/tables/alerts.js';
 import { BadRequestError } from '../../infra/errors/index.js';
 import type { ProjectRow, ProjectsService } from '../projects/index.js';
@@ -52,6 +52,7 @@ export class IngestService {
 
   constructor(
     private readonly db: Database,
+    private readonly transact: Transact,
     private readonly clock: Clock,
     private readonly tier: Tier,
     private readonly externalUrl: string,
@@ -90,8 +91,8 @@ export class IngestService {
     const emails = settings.send_email ? await this.emailRecipients(project) : new Map<number, string>();
     const ctx: Context = { project, integration, settings, bot, emails };
 
-    const touched = await this.db.transaction().execute(async (trx) => {
-      const out: AlertRow[] = [];
+    const touched = await this.transact(async (trx) => {
+      const out: Pick<AlertRow, 'iid' | 'title'>[] = [];
       for (const item of items) {
         const row = item.resolving ? await this.resolve(ctx, item, now, trx) : await this.fire(ctx, item, now, trx);
         if (row) out.push(row);
@@ -114,7 +115,7 @@ export class IngestService {
     return resolved;
   }
 
-  private async fire(ctx: Context, item: NormalizedAlert, now: number, trx: Executor): Promise<AlertRow> {
+  private async fire(ctx: Context, item: NormalizedAlert, now: number, trx: Executor): Promise<Pick<AlertRow, 'iid' | 'title'>> {
     const alerts = this.alerts.withExecutor(trx);
     if (item.fingerprint !== null) {
       const grouped = await alerts.incrementOpen(ctx.project.id, item.fingerprint, now);

@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { CompiledOnce, type Executor } from '../../infra/db/index.js';
 import type { AlertIntegrationsTable } from '../../infra/db/tables/alerts.js';
 
 export type IntegrationRow = Selectable<AlertIntegrationsTable>;
@@ -16,6 +16,25 @@ export interface NewIntegration {
   payloadAttributeMappings: string | null;
   now: number;
 }
+
+// Every incoming alert looks its integration up: compiled once (docs/performance.md).
+const BY_ENDPOINT = new CompiledOnce(2, (db, projectId: number, endpointIdentifier: string) =>
+  db
+    .selectFrom('alert_integrations')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('endpoint_identifier', '=', endpointIdentifier)
+    .where('type', '=', 'http'),
+);
+const PROMETHEUS = new CompiledOnce(1, (db, projectId: number) =>
+  db
+    .selectFrom('alert_integrations')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('type', '=', 'prometheus')
+    .orderBy('id')
+    .limit(1),
+);
 
 export class IntegrationsRepository {
   constructor(private readonly db: Executor) {}
@@ -57,23 +76,11 @@ export class IntegrationsRepository {
   }
 
   findByEndpoint(projectId: number, endpointIdentifier: string): Promise<IntegrationRow | undefined> {
-    return this.db
-      .selectFrom('alert_integrations')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('endpoint_identifier', '=', endpointIdentifier)
-      .where('type', '=', 'http')
-      .executeTakeFirst();
+    return BY_ENDPOINT.first(this.db, projectId, endpointIdentifier);
   }
 
   findPrometheus(projectId: number): Promise<IntegrationRow | undefined> {
-    return this.db
-      .selectFrom('alert_integrations')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('type', '=', 'prometheus')
-      .orderBy('id')
-      .executeTakeFirst();
+    return PROMETHEUS.first(this.db, projectId);
   }
 
   async countOfType(projectId: number, type: IntegrationType, exceptId: number | null): Promise<number> {

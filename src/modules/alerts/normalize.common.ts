@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** What a normaliser makes of one incoming alert; the processor stores it. */
 export interface NormalizedAlert {
@@ -122,7 +122,7 @@ function blank(value: unknown): boolean {
   return false;
 }
 
-export const sha1Hex = (text: string): string => createHash('sha1').update(text).digest('hex');
+export const sha1Hex = (text: string): string => hash('sha1', text, 'hex');
 
 /**
  * `Fingerprint.generate` (reference A5.7): blank gives none; an array is flattened and its

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 
 /** What an event contributes to its error and its own row (reference B6, C7). */
 export interface NormalizedEvent {
@@ -125,7 +125,7 @@ export function userIdentifier(event: Json, clientIp: string): string | null {
   return null;
 }
 
-const sha1 = (parts: readonly string[]): string => createHash('sha1').update(JSON.stringify(parts)).digest('hex');
+const sha1 = (parts: readonly string[]): string => hash('sha1', JSON.stringify(parts), 'hex');
 const DEFAULT_PLACEHOLDER = /^\{\{\s*default\s*\}\}$/;
 
 /**

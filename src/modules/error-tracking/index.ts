@@ -39,7 +39,7 @@ export function createErrorTrackingModule(
     deps.projects.issues,
     (projectId, errorId) => `${config.externalUrl}${errorPagePath(projectId, errorId)}`,
   );
-  const ingestion = new IngestionService(db, clock);
+  const ingestion = new IngestionService(platform.database.transact, clock);
   const retention = registerRetentionJob(db, jobs, clock, config.errorTrackingRetentionDays);
   const routeDeps: ErrorTrackingDeps = {
     platform,

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { CompiledOnce, type Executor } from '../../infra/db/index.js';
 import type { NormalizedEvent } from './event.js';
 import type { SessionCount } from './sessions.js';
 
@@ -8,31 +8,35 @@ const keep = (column: string) =>
 const keepEarliest = (column: string) =>
   sql<number>`case when excluded.${sql.ref(column)} < error_tracking_errors.${sql.ref(column)} then excluded.${sql.ref(column)} else error_tracking_errors.${sql.ref(column)} end`;
 
-/** The writes of one acknowledged request; every method runs inside the caller's transaction. */
-export class IngestionRepository {
-  constructor(private readonly db: Executor) {}
-
-  /**
-   * Find-or-create the error and count the event in one statement: the unique
-   * (project, fingerprint) index makes two identical events at once land on one row on
-   * both dialects (PostgreSQL row lock; SQLite serialises writers). A new event on a
-   * resolved error reopens it; an ignored error stays ignored.
-   */
-  async upsertError(projectId: number, event: NormalizedEvent, now: number): Promise<number> {
-    const row = await this.db
+// Every ingested event runs these two: compiled once (docs/performance.md).
+const UPSERT_ERROR = new CompiledOnce(
+  9,
+  (
+    db,
+    projectId: number,
+    fingerprint: string,
+    title: string,
+    name: string,
+    description: string,
+    culprit: string,
+    platform: string,
+    occurredAt: number,
+    now: number,
+  ) =>
+    db
       .insertInto('error_tracking_errors')
       .values({
         project_id: projectId,
-        fingerprint: event.fingerprint,
-        title: event.title,
-        name: event.name,
-        description: event.description,
-        culprit: event.culprit,
-        platform: event.platform,
+        fingerprint,
+        title,
+        name,
+        description,
+        culprit,
+        platform,
         status: 'unresolved',
         events_count: 1,
-        first_seen_at: event.occurredAt,
-        last_seen_at: event.occurredAt,
+        first_seen_at: occurredAt,
+        last_seen_at: occurredAt,
         issue_iid: null,
         created_at: now,
         updated_at: now,
@@ -51,31 +55,86 @@ export class IngestionRepository {
           updated_at: eb.ref('excluded.updated_at'),
         })),
       )
-      .returning('id')
-      .executeTakeFirstOrThrow();
+      .returning('id'),
+);
+const INSERT_EVENT = new CompiledOnce(
+  11,
+  (
+    db,
+    projectId: number,
+    errorId: number,
+    eventId: string,
+    occurredAt: number,
+    now: number,
+    level: string,
+    environment: string | null,
+    release: string | null,
+    userIdentifier: string | null,
+    description: string,
+    payload: string,
+  ) =>
+    db
+      .insertInto('error_tracking_error_events')
+      .values({
+        project_id: projectId,
+        error_id: errorId,
+        event_id: eventId,
+        occurred_at: occurredAt,
+        received_at: now,
+        level,
+        environment,
+        release,
+        user_identifier: userIdentifier,
+        description,
+        payload,
+      })
+      .onConflict((oc) => oc.columns(['project_id', 'event_id']).doNothing())
+      .returning('id'),
+);
+
+/** The writes of one acknowledged request; every method runs inside the caller's transaction. */
+export class IngestionRepository {
+  constructor(private readonly db: Executor) {}
+
+  /**
+   * Find-or-create the error and count the event in one statement: the unique
+   * (project, fingerprint) index makes two identical events at once land on one row on
+   * both dialects (PostgreSQL row lock; SQLite serialises writers). A new event on a
+   * resolved error reopens it; an ignored error stays ignored.
+   */
+  async upsertError(projectId: number, event: NormalizedEvent, now: number): Promise<number> {
+    const row = await UPSERT_ERROR.first(
+      this.db,
+      projectId,
+      event.fingerprint,
+      event.title,
+      event.name,
+      event.description,
+      event.culprit,
+      event.platform,
+      event.occurredAt,
+      now,
+    );
+    if (!row) throw new Error('the error upsert returned no row');
     return row.id;
   }
 
   /** `false` when the project already has an event with this id (an SDK retry). */
   async insertEvent(projectId: number, errorId: number, event: NormalizedEvent, payload: string, now: number): Promise<boolean> {
-    const row = await this.db
-      .insertInto('error_tracking_error_events')
-      .values({
-        project_id: projectId,
-        error_id: errorId,
-        event_id: event.eventId,
-        occurred_at: event.occurredAt,
-        received_at: now,
-        level: event.level,
-        environment: event.environment,
-        release: event.release,
-        user_identifier: event.userIdentifier,
-        description: event.description,
-        payload,
-      })
-      .onConflict((oc) => oc.columns(['project_id', 'event_id']).doNothing())
-      .returning('id')
-      .executeTakeFirst();
+    const row = await INSERT_EVENT.first(
+      this.db,
+      projectId,
+      errorId,
+      event.eventId,
+      event.occurredAt,
+      now,
+      event.level,
+      event.environment,
+      event.release,
+      event.userIdentifier,
+      event.description,
+      payload,
+    );
     return row !== undefined;
   }
 

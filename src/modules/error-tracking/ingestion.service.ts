@@ -1,5 +1,5 @@
 import type { Clock } from '../../infra/clock.js';
-import type { Database } from '../../infra/db/index.js';
+import type { Transact } from '../../infra/db/index.js';
 import { parseFailure, parseJsonObject } from './collector.body.js';
 import type { Envelope } from './envelope.js';
 import { clean, normalizeEvent, normalizeEventId, type NormalizedEvent } from './event.js';
@@ -22,7 +22,7 @@ class DuplicateEvent extends Error {}
  */
 export class IngestionService {
   constructor(
-    private readonly db: Database,
+    private readonly transact: Transact,
     private readonly clock: Clock,
   ) {}
 
@@ -43,9 +43,10 @@ export class IngestionService {
     for (const item of envelope.items) {
       if (item.type === 'event') {
         if (batch.event) throw parseFailure('an envelope carries at most one event item');
-        const payload = parseJsonObject(item.payload.toString('utf8'), 'event item');
+        const text = item.payload.toString('utf8');
+        const payload = parseJsonObject(text, 'event item');
         const normalized = normalizeEvent(payload, { eventId: headerEventId ?? normalizeEventId(payload.event_id), now, clientIp });
-        batch.event = { normalized, payload: serialize(payload) };
+        batch.event = { normalized, payload: storable(text, payload) };
       } else if (item.type === 'session' || item.type === 'sessions') {
         sessionItems += 1;
         if (sessionItems > MAX_SESSION_UPDATES) throw parseFailure(`an envelope carries at most ${MAX_SESSION_UPDATES} session items`);
@@ -77,7 +78,7 @@ export class IngestionService {
   }
 
   private transaction(projectId: number, batch: Batch, now: number): Promise<void> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.transact(async (trx) => {
       const repo = new IngestionRepository(trx);
       if (batch.event) {
         const errorId = await repo.upsertError(projectId, batch.event.normalized, now);
@@ -86,6 +87,14 @@ export class IngestionService {
       await repo.addSessionCounts(projectId, batch.sessions);
     });
   }
+}
+
+/**
+ * The event as sent, when its text holds no NUL (escaped or raw): storing the received
+ * JSON spares serialising the parsed object again.
+ */
+function storable(text: string, payload: Record<string, unknown>): string {
+  return text.includes('\\u0000') || text.includes('\u0000') ? serialize(payload) : text;
 }
 
 /** The payload as stored: JSON text without NUL characters (reference B3: scrubbed before storing). */

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { CompiledOnce, type Executor } from '../../infra/db/index.js';
 import type { ErrorTrackingClientKeysTable, ErrorTrackingSettingsTable } from '../../infra/db/tables/error-tracking.js';
 
 export type SettingsRow = Selectable<ErrorTrackingSettingsTable>;
@@ -12,6 +12,16 @@ export interface IngestionGrant {
   active: number | null;
   integrated: number | null;
 }
+
+// Every ingested envelope checks its key: compiled once (docs/performance.md).
+const GRANT = new CompiledOnce(2, (db, projectId: number, publicKey: string) =>
+  db
+    .selectFrom('error_tracking_client_keys as k')
+    .leftJoin('error_tracking_settings as s', 's.project_id', 'k.project_id')
+    .select(['k.project_id', 'k.active as key_active', 's.active', 's.integrated'])
+    .where('k.project_id', '=', projectId)
+    .where('k.public_key', '=', publicKey),
+);
 
 /** Settings and client keys (Kysely only). */
 export class SettingsRepository {
@@ -82,12 +92,6 @@ export class SettingsRepository {
 
   /** The key with its project's settings; `undefined` when no such key exists for the project. */
   grant(projectId: number, publicKey: string): Promise<IngestionGrant | undefined> {
-    return this.db
-      .selectFrom('error_tracking_client_keys as k')
-      .leftJoin('error_tracking_settings as s', 's.project_id', 'k.project_id')
-      .select(['k.project_id', 'k.active as key_active', 's.active', 's.integrated'])
-      .where('k.project_id', '=', projectId)
-      .where('k.public_key', '=', publicKey)
-      .executeTakeFirst();
+    return GRANT.first(this.db, projectId, publicKey);
   }
 }

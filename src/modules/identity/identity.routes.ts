@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Actor } from '../../infra/auth/index.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../infra/errors/index.js';
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import { weakEtag } from '../../infra/http/response-headers.js';
 import type { Platform } from '../../infra/platform.js';
 import { mapToken, mapUser, mapUserBasic, mapUserPublic, mapUserWithAdmin } from './identity.presenter.js';
 import * as S from './identity.schemas.js';
@@ -38,10 +39,20 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
     return row;
   };
 
-  app.get('/user', { config: { policy: { auth: 'required', scopes: ['read_user'] } } }, async (request) => {
+  // The caller's own row lives a few seconds in users.getOwn; its JSON and ETag are built
+  // once per row and view, so a client polling /user gets the same bytes without redoing them.
+  const ownBodies = new WeakMap<UserRow, { admin: boolean; json: string; etag: string }>();
+  app.get('/user', { config: { policy: { auth: 'required', scopes: ['read_user'] } } }, async (request, reply) => {
     const actor = actorOf(request);
-    const user = await users.get(actor.user.id);
-    return actor.user.isAdmin ? mapUserWithAdmin(user, base) : mapUserPublic(user, base);
+    const user = await users.getOwn(actor.user.id);
+    const admin = actor.user.isAdmin;
+    let body = ownBodies.get(user);
+    if (!body || body.admin !== admin) {
+      const json = JSON.stringify(admin ? mapUserWithAdmin(user, base) : mapUserPublic(user, base));
+      body = { admin, json, etag: weakEtag(json) };
+      ownBodies.set(user, body);
+    }
+    return reply.type('application/json; charset=utf-8').header('etag', body.etag).send(body.json);
   });
 
   app.get(

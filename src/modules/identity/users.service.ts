@@ -1,9 +1,9 @@
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { hashPassword, randomPassword, verifyPassword } from '../../infra/crypto.js';
-import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
+import { bumpEpoch, isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
-import { idOf, isNumericRef } from '../../infra/http/index.js';
+import { idOf, isNumericRef } from '../../infra/refs.js';
 import { pathProblem } from '../../infra/reserved-names.js';
 import type { ActorUser } from '../../infra/auth/index.js';
 import { UsersRepository, type UserFilter, type UserRow, type UserUpdate } from './users.repository.js';
@@ -52,8 +52,12 @@ export const toActorUser = (row: Pick<UserRow, 'id' | 'username' | 'is_admin' | 
   bot: row.bot === 1,
 });
 
+const OWN_ROW_TTL_MS = 5_000;
+const OWN_ROWS_MAX = 10_000;
+
 export class UsersService {
   private readonly users: UsersRepository;
+  private readonly ownRows = new Map<number, { row: UserRow; until: number }>();
 
   constructor(
     private readonly db: Database,
@@ -118,7 +122,7 @@ export class UsersService {
     if (input.admin !== undefined) changes.is_admin = input.admin ? 1 : 0;
     if (input.password !== undefined) changes.password_hash = await hashPassword(input.password);
     try {
-      const row = await this.users.update(id, changes);
+      const row = await this.updateRow(id, changes);
       if (!row) throw new NotFoundError('User');
       return row;
     } catch (error) {
@@ -128,13 +132,29 @@ export class UsersService {
   }
 
   async setState(id: number, state: 'active' | 'blocked'): Promise<UserRow> {
-    const row = await this.users.update(id, { state, updated_at: this.clock.now() });
+    const row = await this.updateRow(id, { state, updated_at: this.clock.now() });
     if (!row) throw new NotFoundError('User');
     return row;
   }
 
   findById(id: number): Promise<UserRow | undefined> {
     return this.users.findById(id);
+  }
+
+  /**
+   * Every change to a user's row goes through here. A change of state or admin flag bumps
+   * the credentials cache epoch in the same transaction (infra/db/epochs.ts): cached token
+   * lookups carry both and must not outlive a block or a demotion in any process. The
+   * cached own row (`getOwn`) is dropped once the change is written.
+   */
+  private async updateRow(id: number, changes: UserUpdate): Promise<UserRow | undefined> {
+    const row = await this.db.transaction().execute(async (trx) => {
+      const updated = await this.users.withExecutor(trx).update(id, changes);
+      if (updated && (changes.state !== undefined || changes.is_admin !== undefined)) await bumpEpoch(trx, 'credentials');
+      return updated;
+    });
+    this.ownRows.delete(id);
+    return row;
   }
 
   /** Users by id, for presenting authors of many rows with one query. */
@@ -151,6 +171,22 @@ export class UsersService {
     const user = await this.users.findById(id);
     if (!user) throw new NotFoundError('User');
     return user;
+  }
+
+  /**
+   * The caller's own row for `GET /user`, read through a cache of a few seconds: the same
+   * window as the token cache that already carries the caller's state and admin flag.
+   * Writes through this service drop the entry at once; a change made by another process
+   * shows within the window (docs/decisions.md).
+   */
+  async getOwn(id: number): Promise<UserRow> {
+    const now = this.clock.now();
+    const cached = this.ownRows.get(id);
+    if (cached && cached.until > now) return cached.row;
+    const row = await this.get(id);
+    if (this.ownRows.size >= OWN_ROWS_MAX) this.ownRows.clear();
+    this.ownRows.set(id, { row, until: now + OWN_ROW_TTL_MS });
+    return row;
   }
 
   /** Sudo and `/users/:id` take a numeric ID or a case-insensitive username. */
@@ -172,7 +208,7 @@ export class UsersService {
   }
 
   async recordSignIn(user: UserRow): Promise<void> {
-    await this.users.update(user.id, { last_sign_in_at: user.current_sign_in_at, current_sign_in_at: this.clock.now() });
+    await this.updateRow(user.id, { last_sign_in_at: user.current_sign_in_at, current_sign_in_at: this.clock.now() });
   }
 
   countUsers(): Promise<number> {

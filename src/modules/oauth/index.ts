@@ -37,7 +37,7 @@ export interface OAuthModule {
 export function createOAuthModule(platform: Platform, deps: { identity: IdentityModule }): OAuthModule {
   const { config, clock } = platform;
   const issuer = config.externalUrl;
-  const storage = new OAuthRepository(platform.db);
+  const storage = new OAuthRepository(platform.db, platform.database.transact);
   const tokens = new OAuthTokens(storage, clock);
   const applications = new ApplicationsService(storage, clock);
   const keys = new SigningKeys(storage, clock, config.secretKeyBase, issuer);

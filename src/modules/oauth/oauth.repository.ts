@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { CompiledOnce, isUniqueViolation, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, bumpEpoch, isUniqueViolation, readEpoch, type Executor, type Transact } from '../../infra/db/index.js';
 import type {
   AccessTokenRow,
   ApplicationRow,
@@ -49,13 +49,55 @@ const TOKEN_BY_REFRESH_DIGEST = new CompiledOnce(1, (db, digest: string) =>
     .where('t.refresh_digest', '=', digest),
 );
 
+/** The columns of a new token, in the order INSERT_TOKEN takes them. */
+const NEW_TOKEN_COLUMNS = [
+  'application_id',
+  'user_id',
+  'token_digest',
+  'refresh_digest',
+  'scopes',
+  'family',
+  'previous_id',
+  'redirect_uri',
+  'expires_at',
+  'created_at',
+] as const satisfies readonly (keyof NewAccessToken)[];
+// Every grant and refresh runs these: compiled once (docs/performance.md).
+const INSERT_TOKEN = new CompiledOnce(NEW_TOKEN_COLUMNS.length, (db, ...values: unknown[]) =>
+  db
+    .insertInto('oauth_access_tokens')
+    .values(Object.fromEntries(NEW_TOKEN_COLUMNS.map((column, i) => [column, values[i]])) as NewAccessToken)
+    .returningAll(),
+);
+/** The conditional UPDATE only one of two racing refreshes wins: the returned row says who. */
+const ROTATE_TOKEN = new CompiledOnce(2, (db, now: number, id: number) =>
+  db
+    .updateTable('oauth_access_tokens')
+    .set({ revoked: 1, rotated: 1, revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked', '=', 0)
+    .returning('id'),
+);
+
 /** Kysely implementation of OAuthStorage; plain rows in and out. */
 export class OAuthRepository implements OAuthStorage {
-  constructor(private readonly db: Executor) {}
+  constructor(
+    private readonly db: Executor,
+    /** Write transactions share commits on SQLite (infra/db/write-batcher.ts). */
+    private readonly transact: Transact,
+  ) {}
 
   async transaction<T>(work: (storage: OAuthStorage) => Promise<T>): Promise<T> {
+    return this.atomically(work);
+  }
+
+  /**
+   * `work` in the caller's transaction, or in one of its own: a token's revocation and the
+   * bump of the credentials cache epoch (infra/db/epochs.ts) commit together.
+   */
+  private async atomically<T>(work: (repo: OAuthRepository) => Promise<T>): Promise<T> {
     if (this.db.isTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new OAuthRepository(trx)));
+    return this.transact((trx) => work(new OAuthRepository(trx, this.transact)));
   }
 
   insertApplication(app: NewApplication): Promise<ApplicationRow> {
@@ -77,7 +119,12 @@ export class OAuthRepository implements OAuthStorage {
   }
 
   async deleteApplication(id: number): Promise<boolean> {
-    return changed(await this.db.deleteFrom('oauth_applications').where('id', '=', id).executeTakeFirstOrThrow()) === 1;
+    return this.atomically(async (repo) => {
+      const deleted = changed(await repo.db.deleteFrom('oauth_applications').where('id', '=', id).executeTakeFirstOrThrow()) === 1;
+      // Its tokens went with it (ON DELETE CASCADE): cached lookups of them are void.
+      if (deleted) await bumpEpoch(repo.db, 'credentials');
+      return deleted;
+    });
   }
 
   setApplicationSecret(id: number, digest: string, now: number): Promise<ApplicationRow | undefined> {
@@ -107,8 +154,14 @@ export class OAuthRepository implements OAuthStorage {
     return changed(result) === 1;
   }
 
-  insertToken(token: NewAccessToken): Promise<AccessTokenRow> {
-    return this.db.insertInto('oauth_access_tokens').values(token).returningAll().executeTakeFirstOrThrow();
+  async insertToken(token: NewAccessToken): Promise<AccessTokenRow> {
+    const row = await INSERT_TOKEN.first(this.db, ...NEW_TOKEN_COLUMNS.map((column) => token[column]));
+    if (!row) throw new Error('the token insert returned no row');
+    return row;
+  }
+
+  credentialsEpoch(): Promise<number> {
+    return readEpoch(this.db, 'credentials');
   }
 
   async findTokenByAccessDigest(digest: string): Promise<TokenWithContext | undefined> {
@@ -145,33 +198,32 @@ export class OAuthRepository implements OAuthStorage {
   }
 
   async rotateToken(id: number, now: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('oauth_access_tokens')
-      .set({ revoked: 1, rotated: 1, revoked_at: now })
-      .where('id', '=', id)
-      .where('revoked', '=', 0)
-      .executeTakeFirstOrThrow();
-    return changed(result) === 1;
+    return this.atomically(async (repo) => {
+      if ((await ROTATE_TOKEN.rows(repo.db, now, id)).length === 0) return false;
+      await bumpEpoch(repo.db, 'credentials');
+      return true;
+    });
   }
 
   async revokeToken(id: number, now: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('oauth_access_tokens')
-      .set({ revoked: 1, revoked_at: now })
-      .where('id', '=', id)
-      .where('revoked', '=', 0)
-      .executeTakeFirstOrThrow();
-    return changed(result) === 1;
+    return (await this.revokeLive({ id }, now)) === 1;
   }
 
-  async revokeFamily(family: string, now: number): Promise<number> {
-    const result = await this.db
-      .updateTable('oauth_access_tokens')
-      .set({ revoked: 1, revoked_at: now })
-      .where('family', '=', family)
-      .where('revoked', '=', 0)
-      .executeTakeFirstOrThrow();
-    return changed(result);
+  revokeFamily(family: string, now: number): Promise<number> {
+    return this.revokeLive({ family }, now);
+  }
+
+  /** Revokes the live tokens named, with the credentials epoch bumped in the same transaction when any was. */
+  private revokeLive(which: { id: number } | { family: string }, now: number): Promise<number> {
+    return this.atomically(async (repo) => {
+      const update = repo.db.updateTable('oauth_access_tokens').set({ revoked: 1, revoked_at: now }).where('revoked', '=', 0);
+      const result = await (
+        'id' in which ? update.where('id', '=', which.id) : update.where('family', '=', which.family)
+      ).executeTakeFirstOrThrow();
+      const count = changed(result);
+      if (count > 0) await bumpEpoch(repo.db, 'credentials');
+      return count;
+    });
   }
 
   insertDeviceGrant(grant: NewDeviceGrant): Promise<DeviceGrantRow> {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { constantTimeEqual } from '../../infra/crypto.js';
 import { InvalidGrantError, InvalidRequestError } from '../../infra/errors/index.js';
 import { OAUTH_DEFAULTS } from './oauth.defaults.js';
@@ -24,7 +24,7 @@ export function checkChallenge(challenge: string | undefined, method: string | u
   return null;
 }
 
-const s256 = (verifier: string): string => createHash('sha256').update(verifier, 'ascii').digest('base64url');
+const s256 = (verifier: string): string => hash('sha256', Buffer.from(verifier, 'ascii'), 'base64url');
 
 /**
  * RFC 7636 §4.6 at the token endpoint. A verifier for a code issued without a challenge is

@@ -7,6 +7,9 @@ import { OAUTH_DEFAULTS } from './oauth.defaults.js';
 import type { AccessTokenRow, ApplicationRow, OAuthStorage, TokenWithContext } from './oauth.storage.js';
 import { joinScopes, splitScopes } from './scopes.js';
 
+const CACHE_TTL_MS = 5_000;
+const CACHE_MAX = 10_000;
+
 export interface IssueInput {
   application: ApplicationRow;
   userId: number;
@@ -31,13 +34,35 @@ export interface ActiveToken extends TokenWithContext {
 /**
  * Access and refresh tokens: random 256-bit secrets with the `bso_`/`bsr_` prefixes, stored
  * only as SHA-256 digests (RFC 6749 §10.3; checklist B10), looked up in one indexed query.
- * No lookup is cached, so a revocation or rotation holds at once in every process.
+ * A found token is kept a few seconds and used only while the credentials cache epoch reads
+ * as it did when the token was read (infra/db/epochs.ts): every revocation, rotation or
+ * blocked owner bumps it in the same transaction, so they hold at once in every process,
+ * and a cached answer costs one read of a counter instead of a three-table join.
  */
 export class OAuthTokens {
+  private readonly cache = new Map<string, { found: TokenWithContext; epoch: number; until: number }>();
+
   constructor(
     private readonly storage: OAuthStorage,
     private readonly clock: Clock,
   ) {}
+
+  private async findByDigest(digest: string): Promise<TokenWithContext | undefined> {
+    const epoch = await this.storage.credentialsEpoch();
+    const now = this.clock.now();
+    const cached = this.cache.get(digest);
+    if (cached && cached.epoch === epoch && cached.until > now) return cached.found;
+    // The epoch is read before the token: a revocation committed in between leaves an
+    // entry that the next read of the epoch already refuses.
+    const found = await this.storage.findTokenByAccessDigest(digest);
+    if (!found) {
+      this.cache.delete(digest);
+      return undefined;
+    }
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(digest, { found, epoch, until: now + CACHE_TTL_MS });
+    return found;
+  }
 
   async issue(storage: OAuthStorage, input: IssueInput): Promise<IssuedToken> {
     const now = this.clock.now();
@@ -61,7 +86,7 @@ export class OAuthTokens {
   /** The auth port (infra/auth): any found token; the hook itself rejects expired and revoked ones. */
   async resolve(secret: string): Promise<ResolvedToken | null> {
     if (!secret.startsWith(TOKEN_PREFIX.oauthAccess)) return null;
-    const found = await this.storage.findTokenByAccessDigest(digestToken(secret));
+    const found = await this.findByDigest(digestToken(secret));
     if (!found) return null;
     return {
       user: toActorUser(found.user),
@@ -77,7 +102,7 @@ export class OAuthTokens {
   /** A live access token or null (unknown, revoked, expired, or its owner is blocked). */
   async active(secret: string | undefined): Promise<ActiveToken | null> {
     if (secret === undefined || !secret.startsWith(TOKEN_PREFIX.oauthAccess)) return null;
-    const found = await this.storage.findTokenByAccessDigest(digestToken(secret));
+    const found = await this.findByDigest(digestToken(secret));
     if (!found || found.token.revoked === 1 || found.user.state !== 'active') return null;
     if (found.token.expires_at !== null && found.token.expires_at <= this.clock.now()) return null;
     return { ...found, scopes: splitScopes(found.token.scopes) };

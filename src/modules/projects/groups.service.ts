@@ -3,7 +3,7 @@ import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError } from '../../infra/errors/index.js';
-import { idOf, isNumericRef } from '../../infra/http/index.js';
+import { idOf, isNumericRef } from '../../infra/refs.js';
 import type { JobQueue } from '../../infra/jobs/index.js';
 import { AccessLevel, type AccessPolicy } from './access.js';
 import { MembersRepository } from './members.repository.js';
@@ -45,10 +45,14 @@ export class GroupsService {
 
   /** By id or full path; a renamed group's old path answers with where it went. */
   async findByRef(ref: string): Promise<Found<NamespaceRow>> {
-    const id = isNumericRef(ref) ? idOf(ref) : undefined;
-    const row = id === undefined ? await this.namespaces.findByFullPath(ref) : id === null ? undefined : await this.namespaces.findById(id);
+    if (isNumericRef(ref)) {
+      const id = idOf(ref);
+      const row = id === null ? undefined : await this.namespaces.findById(id);
+      return row?.kind === 'group' ? { row } : {};
+    }
+    const row = await this.namespaces.findByFullPath(ref);
     if (row?.kind === 'group') return { row };
-    if (row || id !== undefined) return {};
+    if (row) return {};
     const redirect = await resolveRedirect(this.namespaces, ref);
     if (redirect?.kind === 'path') {
       const target = await this.namespaces.findByFullPath(redirect.path);

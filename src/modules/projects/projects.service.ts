@@ -3,7 +3,7 @@ import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
-import { idOf, isNumericRef } from '../../infra/http/index.js';
+import { idOf, isNumericRef } from '../../infra/refs.js';
 import type { JobQueue } from '../../infra/jobs/index.js';
 import { AccessLevel, type AccessPolicy } from './access.js';
 import { resolveRedirect, type Found } from './groups.service.js';

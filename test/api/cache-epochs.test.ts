@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createUser, type TestUser } from '../helpers/factories.js';
+import { form, issueTokens, registerApp, sessionCookie, tokenInfo, tokenRequest, type TestClient } from '../helpers/oauth.js';
+
+/**
+ * OAuth access-token lookups are cached per process and checked against the credentials
+ * cache epoch (docs/decisions.md, "Cache epochs"): a revocation or a block through one
+ * process must be refused at once by another process that had the token cached — no
+ * waiting, no clock moved. Two app instances on one database stand for two processes.
+ */
+describe('cached OAuth tokens across two instances', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let owner: TestUser;
+  let client: TestClient;
+  let cookie: string;
+
+  before(async () => {
+    a = await createTestApp();
+    b = await createTestApp({ sameDatabaseAs: a });
+    owner = await createUser(a.app);
+    client = await registerApp(a, { scopes: 'api read_user' });
+    cookie = await sessionCookie(a, owner);
+  });
+  after(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  /** B has looked the token up (twice: the second answer comes from its cache). */
+  async function cachedOnB(accessToken: string): Promise<void> {
+    for (let i = 0; i < 2; i += 1) assert.equal((await tokenInfo(b, accessToken)).statusCode, 200);
+    const user = await b.app.inject({ method: 'GET', url: '/api/v4/user', headers: { authorization: `Bearer ${accessToken}` } });
+    assert.equal(user.statusCode, 200, user.body);
+  }
+
+  it('a token revoked through A is refused by B at once, on token info and on the API', async () => {
+    const issued = await issueTokens(a, cookie, client, { scope: 'api' });
+    await cachedOnB(issued.access_token);
+    const revoke = await a.app.inject({
+      method: 'POST',
+      url: '/oauth/revoke',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ token: issued.access_token, client_id: client.clientId, client_secret: client.secret }),
+    });
+    assert.equal(revoke.statusCode, 200, revoke.body);
+    assert.equal((await tokenInfo(b, issued.access_token)).statusCode, 401);
+    const user = await b.app.inject({ method: 'GET', url: '/api/v4/user', headers: { authorization: `Bearer ${issued.access_token}` } });
+    assert.equal(user.statusCode, 401);
+  });
+
+  it('a refresh through A retires the old access token on B at once', async () => {
+    const issued = await issueTokens(a, cookie, client, { scope: 'api' });
+    await cachedOnB(issued.access_token);
+    const refreshed = await tokenRequest(a, {
+      grant_type: 'refresh_token',
+      refresh_token: issued.refresh_token,
+      client_id: client.clientId,
+      client_secret: client.secret,
+    });
+    assert.equal(refreshed.statusCode, 200, refreshed.body);
+    assert.equal((await tokenInfo(b, issued.access_token)).statusCode, 401, 'the rotated-out access token');
+    assert.equal((await tokenInfo(b, refreshed.json().access_token)).statusCode, 200, 'the new one');
+  });
+
+  it('blocking the owner through A refuses their cached token on B at once; unblocking restores it', async () => {
+    const user = await createUser(a.app);
+    const userCookie = await sessionCookie(a, user);
+    const issued = await issueTokens(a, userCookie, client, { scope: 'api' });
+    await cachedOnB(issued.access_token);
+    assert.equal((await a.api('POST', `/users/${user.user.id}/block`)).statusCode, 201);
+    assert.equal((await tokenInfo(b, issued.access_token)).statusCode, 401);
+    assert.equal((await a.api('POST', `/users/${user.user.id}/unblock`)).statusCode, 201);
+    assert.equal((await tokenInfo(b, issued.access_token)).statusCode, 200);
+  });
+
+  it('deleting the application through A ends its cached tokens on B at once', async () => {
+    const other = await registerApp(a, { scopes: 'api' });
+    const issued = await issueTokens(a, cookie, other, { scope: 'api' });
+    await cachedOnB(issued.access_token);
+    assert.equal((await a.api('DELETE', `/applications/${other.id}`)).statusCode, 204);
+    assert.equal((await tokenInfo(b, issued.access_token)).statusCode, 401);
+  });
+});
