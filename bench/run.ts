@@ -115,7 +115,13 @@ const targets: Target[] = [
     ...(scenario.alsoCompare ? { alsoCompare: scenario.alsoCompare } : {}),
     start: async () => {
       const events = name.startsWith('events-') ? await prepareEvents() : null;
-      const env: Record<string, string> = events ? { BENCH_DATA_DIR: events.dir, BENCH_EVENTS_SEED: JSON.stringify(events.seeded) } : {};
+      const env: Record<string, string> = events
+        ? {
+            BENCH_DATA_DIR: events.dir,
+            BENCH_EVENTS_SEED: JSON.stringify(events.seeded),
+            ...(events.schema ? { BENCH_SCHEMA: events.schema } : {}),
+          }
+        : {};
       const child = launch([path.join(here, 'servers', 'basalt.ts'), name], '0', env);
       const { port, request } = JSON.parse(await firstLine(child)) as { port: number; request: LoadRequest };
       return { child, port, request };
@@ -159,17 +165,28 @@ function peakRssMb(pid: number | undefined): number {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
-/** Seeds the events data once, the first time an events scenario needs it. */
-let eventsPrepared: { dir: string; seeded: unknown } | null = null;
-async function prepareEvents(): Promise<{ dir: string; seeded: unknown }> {
+/** What bench/events-prepare.ts seeded: a data directory, or a PostgreSQL schema. */
+interface PreparedEvents {
+  dir: string;
+  schema: string | null;
+  seeded: unknown;
+}
+
+/**
+ * Seeds the events data once, the first time an events scenario needs it; BENCH_EVENTS_PREPARED
+ * (a line events-prepare.ts printed before) reuses earlier seeding when profiling.
+ */
+let eventsPrepared: PreparedEvents | null = null;
+async function prepareEvents(): Promise<PreparedEvents> {
   if (eventsPrepared) return eventsPrepared;
+  if (process.env.BENCH_EVENTS_PREPARED) return (eventsPrepared = JSON.parse(process.env.BENCH_EVENTS_PREPARED) as PreparedEvents);
   process.stderr.write('bench: seeding events (about 2 minutes for 1,000,000)\n');
   const child = spawn(process.execPath, [tsx, path.join(here, 'events-prepare.ts')], {
     cwd: root,
     env: process.env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  eventsPrepared = JSON.parse(await firstLine(child, 900_000)) as { dir: string; seeded: unknown };
+  eventsPrepared = JSON.parse(await firstLine(child, 900_000)) as PreparedEvents;
   return eventsPrepared;
 }
 

@@ -133,8 +133,16 @@ describe('security review', () => {
     // neighbouring test file dropping its schema meanwhile makes that listing fail.
     const schema = t.database.schema;
     const tables = schema
-      ? (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = ${schema} and table_type = 'BASE TABLE'`.execute(db)).rows.map((row) => row.name)
-      : (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db)).rows.map((row) => row.name);
+      ? (
+          await sql<{
+            name: string;
+          }>`select table_name as name from information_schema.tables where table_schema = ${schema} and table_type = 'BASE TABLE'`.execute(
+            db,
+          )
+        ).rows.map((row) => row.name)
+      : (
+          await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db)
+        ).rows.map((row) => row.name);
     assert.ok(tables.length > 20, `${tables.length} tables`);
     const cells: string[] = [];
     for (const table of tables) {

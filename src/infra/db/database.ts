@@ -19,6 +19,12 @@ export interface DatabaseHandle {
    * arriving together share a commit (infra/db/write-batcher.ts).
    */
   readonly transact: Transact;
+  /**
+   * A value that changes whenever any transaction commits to the database, from this process
+   * or another; `null` when it cannot be told (an open SQLite transaction on this connection).
+   * Answers derived from the database stay valid while it is unchanged (infra/cache).
+   */
+  dataVersion(): Promise<string | null>;
   /** Liveness of the connection, for `/-/readiness`. */
   ping(): Promise<void>;
   /** Connections in use and waiting, for load shedding and readiness. */
@@ -85,10 +91,16 @@ function openSqlite(file: string): DatabaseHandle {
   const statements = withStatementCache(sqlite);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
   directHandles.set(db.getExecutor().adapter, { sqlite, prepare: (sql) => statements.prepare(sql) });
+  // data_version moves when another connection commits; total_changes() counts the rows this
+  // connection has changed (rolled back ones too, which only costs a needless miss).
+  const otherCommits = sqlite.prepare('pragma data_version').pluck();
+  const ownChanges = sqlite.prepare('select total_changes()').pluck();
   return {
     db,
     dialect: 'sqlite',
     transact: new WriteBatcher(db).transact,
+    // Inside a transaction this connection reads rows that may still roll back: no version.
+    dataVersion: async () => (sqlite.inTransaction ? null : `${String(otherCommits.get())}:${String(ownChanges.get())}`),
     ping: async () => {
       sqlite.prepare('select 1').get();
     },
@@ -136,6 +148,10 @@ function openPostgres(url: string, schema: string | null, max: number): Database
     dialect: 'postgres',
     // Concurrent transactions on several connections: each request's own, no batching.
     transact: (work) => db.transaction().execute(work),
+    // The server's snapshot (xmin:xmax:in-progress ids) differs after any commit that wrote:
+    // a writing transaction is either in the list or above xmax the first time it is read.
+    // Cluster-wide, so writes to other databases also count (a needless miss, never a stale hit).
+    dataVersion: async () => (await pool.query<{ v: string }>('select pg_current_snapshot()::text as v')).rows[0]?.v ?? null,
     ping: async () => {
       await pool.query('select 1');
     },

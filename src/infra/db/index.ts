@@ -7,3 +7,4 @@ export { flag, isUniqueViolation } from './values.js';
 export { CompiledOnce } from './compiled-once.js';
 export type { Transact } from './write-batcher.js';
 export { bumpEpoch, readEpoch, type EpochName } from './epochs.js';
+export { VersionCache, type VersionCacheOptions } from './version-cache.js';

@@ -1,7 +1,8 @@
-export { PaginationQuery, pageOf, setPaginationHeaders, MAX_PER_PAGE, DEFAULT_PER_PAGE } from './pagination.js';
+export { PaginationQuery, pageOf, paginationHeaders, setPaginationHeaders, MAX_PER_PAGE, DEFAULT_PER_PAGE } from './pagination.js';
 export type { Page, PaginationParams } from './pagination.js';
 export { NamespaceOrProjectId, IntegerId } from './ids.js';
 export { RateLimiter, MemoryCounterStore, RedisCounterStore } from './rate-limiter.js';
 export type { CounterStore, Hit } from './rate-limiter.js';
 export { checkUnmodifiedSince } from './conditional.js';
 export type { ApiApp } from './types.js';
+export { weakEtag } from './response-headers.js';

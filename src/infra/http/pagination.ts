@@ -31,6 +31,11 @@ export function pageOf(query: PaginationParams): Page {
  * `Link` (prev, next, first, last), keeping every query parameter of the request.
  */
 export function setPaginationHeaders(request: FastifyRequest, reply: FastifyReply, page: Page, total: number, externalUrl: string): void {
+  reply.headers(paginationHeaders(request, page, total, externalUrl));
+}
+
+/** The headers setPaginationHeaders sets, for answers kept with their headers. */
+export function paginationHeaders(request: FastifyRequest, page: Page, total: number, externalUrl: string): Record<string, string> {
   const totalPages = Math.max(1, Math.ceil(total / page.perPage));
   const next = page.page < totalPages ? page.page + 1 : null;
   const prev = page.page > 1 ? Math.min(page.page - 1, totalPages) : null;
@@ -47,7 +52,7 @@ export function setPaginationHeaders(request: FastifyRequest, reply: FastifyRepl
     return `<${url.toString()}>; rel="${rel}"`;
   };
   const links = [...(prev ? [link(prev, 'prev')] : []), ...(next ? [link(next, 'next')] : []), link(1, 'first'), link(totalPages, 'last')];
-  reply.headers({
+  return {
     'x-total': String(total),
     'x-total-pages': String(totalPages),
     'x-page': String(page.page),
@@ -55,5 +60,5 @@ export function setPaginationHeaders(request: FastifyRequest, reply: FastifyRepl
     'x-next-page': next ? String(next) : '',
     'x-prev-page': prev ? String(prev) : '',
     link: links.join(', '),
-  });
+  };
 }

@@ -1,5 +1,8 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from '../../infra/auth/index.js';
+import type { VersionCache } from '../../infra/db/index.js';
 import { NotFoundError, UnauthorizedError } from '../../infra/errors/index.js';
-import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import { pageOf, paginationHeaders, weakEtag, type ApiApp, type Page } from '../../infra/http/index.js';
 import type { UsersService } from '../identity/index.js';
 import type { ProjectLookup } from '../projects/index.js';
 import { mapEvent, userIdsOf } from './events.presenter.js';
@@ -11,14 +14,59 @@ export interface EventsRouteDeps {
   users: UsersService;
   lookup: ProjectLookup;
   externalUrl: string;
+  /** Whole answers, kept until the database changes (docs/decisions.md "Events"). */
+  answers: VersionCache<EventsAnswer>;
+}
+
+/** One list answer as sent: body, its ETag and the pagination headers. */
+export interface EventsAnswer {
+  body: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Who is asking, as far as an events answer can depend on it: the user and whether an
+ * administrator (levels and visibility), and a job token's project (it reaches only that one).
+ */
+function viewerKey(actor: Actor | null): string {
+  if (!actor) return '-';
+  const job = actor.credential.kind === 'job_token' ? `:job${String(actor.credential.projectId)}` : '';
+  return `${String(actor.user.id)}:${actor.user.isAdmin ? 'admin' : ''}${job}`;
 }
 
 /** SPEC "Activity events": read-only lists; a `read_user` token may read the user lists. */
 export function eventsRoutes(app: ApiApp, deps: EventsRouteDeps): void {
-  const { service, users, lookup, externalUrl: base } = deps;
+  const { service, users, lookup, externalUrl: base, answers } = deps;
   const present = async (rows: EventDetail[], projectList: boolean) => {
     const byId = await users.mapByIds(userIdsOf(rows));
     return rows.map((e) => mapEvent(e, byId, base, projectList));
+  };
+  /**
+   * Runs `list` and presents its page, or answers what the same viewer got for the same URL
+   * while nothing in the database has changed. The URL holds the source, filters and page.
+   * `list` includes the lookups (the project and its visibility, the user), whose outcome
+   * depends only on the database and the viewer, so a kept answer skips them too. What is not
+   * in the database, the credential and its scopes, is checked before, on every request.
+   */
+  const answer = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: Page,
+    projectList: boolean,
+    list: () => Promise<{ rows: EventDetail[]; total: number }>,
+  ) => {
+    const key = `${viewerKey(request.actor)} ${request.url}`;
+    const kept = await answers.through(
+      key,
+      async () => {
+        const result = await list();
+        const body = JSON.stringify(await present(result.rows, projectList));
+        return { body, headers: { ...paginationHeaders(request, page, result.total, base), etag: weakEtag(body) } };
+      },
+      (value) => value.body.length + key.length,
+    );
+    reply.headers(kept.headers).type('application/json; charset=utf-8');
+    return kept.body;
   };
 
   app.get(
@@ -29,12 +77,11 @@ export function eventsRoutes(app: ApiApp, deps: EventsRouteDeps): void {
       if (!actor) throw new UnauthorizedError();
       const filter = parseFilter(request.query);
       const page = pageOf(request.query);
-      const result =
+      return answer(request, reply, page, false, async () =>
         request.query.scope === 'all'
-          ? await service.listForMember(actor, filter, page.limit, page.offset)
-          : await service.listForUser(actor, await users.get(actor.user.id), filter, page.limit, page.offset);
-      setPaginationHeaders(request, reply, page, result.total, base);
-      return present(result.rows, false);
+          ? service.listForMember(actor, filter, page.limit, page.offset)
+          : service.listForUser(actor, await users.get(actor.user.id), filter, page.limit, page.offset),
+      );
     },
   );
 
@@ -43,12 +90,12 @@ export function eventsRoutes(app: ApiApp, deps: EventsRouteDeps): void {
     { schema: { params: S.UserParams, querystring: S.EventsListQuery }, config: { policy: { auth: 'optional', scopes: ['read_user'] } } },
     async (request, reply) => {
       const filter = parseFilter(request.query);
-      const user = await users.findByIdOrUsername(request.params.id);
-      if (!user) throw new NotFoundError('User');
       const page = pageOf(request.query);
-      const result = await service.listForUser(request.actor, user, filter, page.limit, page.offset);
-      setPaginationHeaders(request, reply, page, result.total, base);
-      return present(result.rows, false);
+      return answer(request, reply, page, false, async () => {
+        const user = await users.findByIdOrUsername(request.params.id);
+        if (!user) throw new NotFoundError('User');
+        return service.listForUser(request.actor, user, filter, page.limit, page.offset);
+      });
     },
   );
 
@@ -56,12 +103,12 @@ export function eventsRoutes(app: ApiApp, deps: EventsRouteDeps): void {
     '/projects/:id/events',
     { schema: { params: S.ProjectParams, querystring: S.EventsListQuery }, config: { policy: { auth: 'optional' } } },
     async (request, reply) => {
-      const { project, level } = await lookup.project(request, request.params.id);
       const filter = parseFilter(request.query);
       const page = pageOf(request.query);
-      const result = await service.listForProject(request.actor, project, level, filter, page.limit, page.offset);
-      setPaginationHeaders(request, reply, page, result.total, base);
-      return present(result.rows, true);
+      return answer(request, reply, page, true, async () => {
+        const { project, level } = await lookup.project(request, request.params.id);
+        return service.listForProject(request.actor, project, level, filter, page.limit, page.offset);
+      });
     },
   );
 }
