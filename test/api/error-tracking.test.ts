@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { bumpEpoch } from '../../src/infra/db/index.js';
 import { randomBytes } from 'node:crypto';
 import { deflateSync, brotliCompressSync, gzipSync } from 'node:zlib';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -146,7 +147,11 @@ describe('error tracking settings and client keys', () => {
     assert.equal(withNew.statusCode, 200);
 
     // An inactive key (deactivated in the database: the API has no deactivate call) is refused.
-    await t.app.platform.db.updateTable('error_tracking_client_keys').set({ active: 0 }).where('id', '=', fresh.id).execute();
+    // A write to keys bumps the error-tracking cache epoch, as the repository's writes do.
+    await t.app.platform.db.transaction().execute(async (trx) => {
+      await trx.updateTable('error_tracking_client_keys').set({ active: 0 }).where('id', '=', fresh.id).execute();
+      await bumpEpoch(trx, 'error-tracking');
+    });
     const inactive = await post(t, `${storePath(project.id)}?sentry_key=${fresh.public_key}`, event);
     assert.equal(inactive.statusCode, 401);
   });

@@ -8,7 +8,15 @@ import type { Executor } from './database.js';
  * cached. Reading one counter by key costs a fraction of the lookup it saves, and the rule
  * holds across processes: a revocation through one is seen by every other at once.
  */
-export type EpochName = 'credentials';
+export type EpochName =
+  /** Tokens, sessions and the users they belong to (OAuth token lookups). */
+  | 'credentials'
+  /** What a project id or path resolves to: paths, deletion, namespace, visibility. */
+  | 'projects'
+  /** Error tracking settings and client keys (collector grants). */
+  | 'error-tracking'
+  /** Alert integrations and alert settings (receiver targets). */
+  | 'alerts';
 
 const READ = new CompiledOnce(1, (db, name: string) => db.selectFrom('cache_epochs').select('value').where('name', '=', name));
 const BUMP = new CompiledOnce(1, (db, name: string) =>

@@ -8,3 +8,4 @@ export { CompiledOnce } from './compiled-once.js';
 export type { Transact } from './write-batcher.js';
 export { bumpEpoch, readEpoch, type EpochName } from './epochs.js';
 export { VersionCache, type VersionCacheOptions } from './version-cache.js';
+export { EpochCache, type EpochCacheOptions } from './epoch-cache.js';

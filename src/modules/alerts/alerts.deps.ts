@@ -5,6 +5,7 @@ import type { AlertRow } from './alerts.repository.js';
 import type { AlertsService } from './alerts.service.js';
 import type { IngestService } from './ingest.service.js';
 import type { IntegrationsService } from './integrations.service.js';
+import type { ReceiverTargets } from './targets.js';
 
 /** What the alerts routes and pages are built with. */
 export interface AlertsDeps {
@@ -15,6 +16,7 @@ export interface AlertsDeps {
   integrations: IntegrationsService;
   alerts: AlertsService;
   ingest: IngestService;
+  targets: ReceiverTargets;
   /** One alert as the API shows it (with its integration and incident). */
   present(alert: AlertRow, project: ProjectRow): Promise<ReturnType<typeof import('./alerts.presenter.js').mapAlert>>;
 }

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../infra/db/index.js';
-import { CompiledOnce } from '../../infra/db/index.js';
+import { CompiledOnce, bumpEpoch } from '../../infra/db/index.js';
 import type { AlertEmailOutboxTable, AlertSettingsTable, AlertsTable } from '../../infra/db/tables/alerts.js';
 
 /**
@@ -190,8 +190,9 @@ export class AlertsRepository {
     return SETTINGS.first(this.db, projectId);
   }
 
-  upsertSettings(row: AlertSettingsRow): Promise<AlertSettingsRow> {
-    return this.db
+  /** Bumps the `alerts` cache epoch: receiver targets carry the settings (targets.ts). */
+  async upsertSettings(row: AlertSettingsRow): Promise<AlertSettingsRow> {
+    const saved = await this.db
       .insertInto('alert_settings')
       .values(row)
       .onConflict((oc) =>
@@ -204,6 +205,8 @@ export class AlertsRepository {
       )
       .returningAll()
       .executeTakeFirstOrThrow();
+    await bumpEpoch(this.db, 'alerts');
+    return saved;
   }
 
   async queueEmails(rows: Insertable<AlertEmailOutboxTable>[]): Promise<void> {

@@ -10,6 +10,7 @@ import type { AlertRow } from './alerts.repository.js';
 import { alertsRoutes } from './alerts.routes.js';
 import { AlertsService } from './alerts.service.js';
 import { Incidents } from './incidents.js';
+import { ReceiverTargets } from './targets.js';
 import { IngestService, type AlertRecipients } from './ingest.service.js';
 import { IntegrationsService } from './integrations.service.js';
 import { notifyRoutes } from './notify.routes.js';
@@ -54,6 +55,8 @@ export function createAlertsModule(
     (project) => maintainerIds(deps.projects, project, clock.now()),
   );
 
+  const targets = new ReceiverTargets(db, clock, deps.projects.projects, integrations);
+
   const present = async (alert: AlertRow, project: ProjectRow) => {
     const [byId, issue] = await Promise.all([
       integrations.mapByIds(alert.integration_id === null ? [] : [alert.integration_id]),
@@ -72,6 +75,7 @@ export function createAlertsModule(
     integrations,
     alerts,
     ingest,
+    targets,
     present,
   };
 

@@ -82,11 +82,12 @@ export class IngestService {
     };
   }
 
-  async ingest(project: ProjectRow, integration: IntegrationRow, payload: unknown): Promise<AlertSummary[]> {
+  /** `settings`, when the caller has them (a receiver target), spare reading them again. */
+  async ingest(project: ProjectRow, integration: IntegrationRow, payload: unknown, known?: Context['settings']): Promise<AlertSummary[]> {
     const now = this.clock.now();
     const { items, prometheus } = this.normalize(integration, payload, now);
     if (items.length === 0) return [];
-    const settings = (await this.alerts.findSettings(project.id)) ?? DEFAULT_SETTINGS;
+    const settings = known ?? (await this.alerts.findSettings(project.id)) ?? DEFAULT_SETTINGS;
     const bot = settings.create_issue || settings.auto_close_incident ? await this.incidents.botActor() : null;
     const emails = settings.send_email ? await this.emailRecipients(project) : new Map<number, string>();
     const ctx: Context = { project, integration, settings, bot, emails };

@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { CompiledOnce, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, bumpEpoch, type Executor } from '../../infra/db/index.js';
 import type { AlertIntegrationsTable } from '../../infra/db/tables/alerts.js';
 
 export type IntegrationRow = Selectable<AlertIntegrationsTable>;
@@ -43,8 +43,11 @@ export class IntegrationsRepository {
     return new IntegrationsRepository(executor);
   }
 
-  insert(i: NewIntegration): Promise<IntegrationRow> {
-    return this.db
+  // Every write below bumps the `alerts` cache epoch: receiver targets are cached against it
+  // (targets.ts).
+
+  async insert(i: NewIntegration): Promise<IntegrationRow> {
+    const row = await this.db
       .insertInto('alert_integrations')
       .values({
         project_id: i.projectId,
@@ -60,6 +63,8 @@ export class IntegrationsRepository {
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await bumpEpoch(this.db, 'alerts');
+    return row;
   }
 
   list(projectId: number): Promise<IntegrationRow[]> {
@@ -94,11 +99,14 @@ export class IntegrationsRepository {
     return Number(row.n);
   }
 
-  update(id: number, changes: Updateable<AlertIntegrationsTable>): Promise<IntegrationRow | undefined> {
-    return this.db.updateTable('alert_integrations').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+  async update(id: number, changes: Updateable<AlertIntegrationsTable>): Promise<IntegrationRow | undefined> {
+    const row = await this.db.updateTable('alert_integrations').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+    await bumpEpoch(this.db, 'alerts');
+    return row;
   }
 
   async delete(id: number): Promise<void> {
     await this.db.deleteFrom('alert_integrations').where('id', '=', id).execute();
+    await bumpEpoch(this.db, 'alerts');
   }
 }

@@ -14,13 +14,14 @@ import { PAYLOAD_LIMIT_BYTES, PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
 import { DEPTH_MESSAGE } from './ingest.service.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { jsonDepth } from './normalize.common.js';
+import type { AlertSettings } from './targets.js';
 
 /** Project paths of 2 to 21 segments: a personal namespace or up to 20 nested groups. */
 export const MAX_PROJECT_SEGMENTS = 21;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    alertTarget?: { project: ProjectRow; integration: IntegrationRow };
+    alertTarget?: { project: ProjectRow; integration: IntegrationRow; settings: AlertSettings };
   }
 }
 
@@ -63,14 +64,14 @@ function projectPath(params: Record<string, string>, segments: number): string {
  * other content types; the key is checked before the body is read.
  */
 export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Promise<void> {
-  const { platform, projects, integrations, ingest } = deps;
+  const { platform, targets, integrations, ingest } = deps;
 
   const authenticate = (kind: 'http' | 'prometheus', segments: number) => async (request: FastifyRequest) => {
     const params = request.params as Record<string, string>;
-    const project = await projects.findByFullPath(projectPath(params, segments));
-    if (!project) throw new NotFoundError('Project');
     const endpoint = kind === 'http' ? (params.endpoint ?? '').replace(/\.json$/, '') : null;
-    const integration = await integrations.findForEndpoint(project, kind, endpoint);
+    const target = await targets.find(projectPath(params, segments), kind, endpoint);
+    if (!target) throw new NotFoundError('Project');
+    const { project, integration, settings } = target;
     // Reference A3: unknown or inactive integration is 403, then a wrong or missing key is 401.
     if (!integration || integration.active !== 1) throw new ForbiddenError();
     if (!integrations.keyMatches(integration, alertKey(request))) throw new UnauthorizedError();
@@ -79,13 +80,13 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
     if (typeof type !== 'string' || !/^application\/json\s*(;|$)/i.test(type)) {
       throw new UnsupportedMediaTypeError('415 Unsupported Media Type - alerts must be sent as Content-Type: application/json');
     }
-    request.alertTarget = { project, integration };
+    request.alertTarget = { project, integration, settings };
   };
 
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const target = request.alertTarget;
     if (!target) throw new NotFoundError('Project');
-    const created = await ingest.ingest(target.project, target.integration, request.body);
+    const created = await ingest.ingest(target.project, target.integration, request.body, target.settings);
     return reply.code(200).send(created);
   };
 

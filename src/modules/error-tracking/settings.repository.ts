@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { CompiledOnce, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, bumpEpoch, type Executor } from '../../infra/db/index.js';
 import type { ErrorTrackingClientKeysTable, ErrorTrackingSettingsTable } from '../../infra/db/tables/error-tracking.js';
 
 export type SettingsRow = Selectable<ErrorTrackingSettingsTable>;
@@ -17,10 +17,13 @@ export interface IngestionGrant {
 const GRANT = new CompiledOnce(2, (db, projectId: number, publicKey: string) =>
   db
     .selectFrom('error_tracking_client_keys as k')
+    .innerJoin('projects as p', 'p.id', 'k.project_id')
     .leftJoin('error_tracking_settings as s', 's.project_id', 'k.project_id')
     .select(['k.project_id', 'k.active as key_active', 's.active', 's.integrated'])
     .where('k.project_id', '=', projectId)
-    .where('k.public_key', '=', publicKey),
+    .where('k.public_key', '=', publicKey)
+    // A project scheduled for deletion takes no more events (the collector answers 404).
+    .where('p.pending_delete', '=', 0),
 );
 
 /** Settings and client keys (Kysely only). */
@@ -35,17 +38,24 @@ export class SettingsRepository {
     return this.db.selectFrom('error_tracking_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
   }
 
-  insert(row: SettingsRow): Promise<SettingsRow> {
-    return this.db.insertInto('error_tracking_settings').values(row).returningAll().executeTakeFirstOrThrow();
+  // Every write below bumps the `error-tracking` cache epoch: collector grants are cached
+  // against it (settings.service.ts).
+
+  async insert(row: SettingsRow): Promise<SettingsRow> {
+    const inserted = await this.db.insertInto('error_tracking_settings').values(row).returningAll().executeTakeFirstOrThrow();
+    await bumpEpoch(this.db, 'error-tracking');
+    return inserted;
   }
 
-  update(projectId: number, changes: Partial<Pick<SettingsRow, 'active' | 'integrated'>>, now: number): Promise<SettingsRow> {
-    return this.db
+  async update(projectId: number, changes: Partial<Pick<SettingsRow, 'active' | 'integrated'>>, now: number): Promise<SettingsRow> {
+    const updated = await this.db
       .updateTable('error_tracking_settings')
       .set({ ...changes, updated_at: now })
       .where('project_id', '=', projectId)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await bumpEpoch(this.db, 'error-tracking');
+    return updated;
   }
 
   listKeys(projectId: number, limit: number, offset: number): Promise<ClientKeyRow[]> {
@@ -69,12 +79,14 @@ export class SettingsRepository {
     return Number(row.n);
   }
 
-  insertKey(projectId: number, publicKey: string, now: number): Promise<ClientKeyRow> {
-    return this.db
+  async insertKey(projectId: number, publicKey: string, now: number): Promise<ClientKeyRow> {
+    const key = await this.db
       .insertInto('error_tracking_client_keys')
       .values({ project_id: projectId, public_key: publicKey, active: 1, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await bumpEpoch(this.db, 'error-tracking');
+    return key;
   }
 
   findKey(projectId: number, keyId: number): Promise<ClientKeyRow | undefined> {
@@ -88,6 +100,7 @@ export class SettingsRepository {
 
   async deleteKey(keyId: number): Promise<void> {
     await this.db.deleteFrom('error_tracking_client_keys').where('id', '=', keyId).execute();
+    await bumpEpoch(this.db, 'error-tracking');
   }
 
   /** The key with its project's settings; `undefined` when no such key exists for the project. */

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../infra/clock.js';
-import { flag, type Database, type Executor } from '../../infra/db/index.js';
+import { EpochCache, flag, type Database, type Executor } from '../../infra/db/index.js';
 import { NotFoundError, ValidationError } from '../../infra/errors/index.js';
-import { SettingsRepository, type ClientKeyRow, type SettingsRow } from './settings.repository.js';
+import { SettingsRepository, type ClientKeyRow, type IngestionGrant, type SettingsRow } from './settings.repository.js';
 
 export interface SettingsInput {
   active: boolean;
@@ -29,12 +29,19 @@ export function trackerDsn(externalUrl: string, publicKey: string, projectId: nu
  */
 export class SettingsService {
   private readonly repo: SettingsRepository;
+  /**
+   * Grants that admitted a request, by project and key: every envelope of an SDK carries the
+   * same key. Kept until a settings or key change (`error-tracking` epoch) or a project
+   * change (`projects`), 10 s at most.
+   */
+  private readonly grants: EpochCache<IngestionGrant>;
 
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
   ) {
     this.repo = new SettingsRepository(db);
+    this.grants = new EpochCache({ db, epochs: ['error-tracking', 'projects'], clock, ttlMs: 10_000, maxEntries: 10_000 });
   }
 
   async get(projectId: number): Promise<SettingsRow> {
@@ -95,8 +102,14 @@ export class SettingsService {
 
   /** Whether `publicKey` may send events to the project now; the refusal reason otherwise. */
   async authorize(projectId: number, publicKey: string): Promise<GrantRefusal | null> {
-    const grant = await this.repo.grant(projectId, publicKey);
-    if (grant && grant.active === 1 && grant.integrated === 1 && grant.key_active === 1) return null;
+    const admits = (g: IngestionGrant | undefined) => g !== undefined && g.active === 1 && g.integrated === 1 && g.key_active === 1;
+    let grant: IngestionGrant | undefined;
+    const admitting = await this.grants.through(`${String(projectId)} ${publicKey}`, async () => {
+      grant = await this.repo.grant(projectId, publicKey);
+      return admits(grant) ? grant : undefined;
+    });
+    if (admitting) return null;
+    // Refused (never kept): `grant` is what was just read, and tells why.
     if (grant && grant.key_active === 1) return 'disabled';
     const setting = grant ? grant : await this.repo.find(projectId);
     if (!setting || setting.active !== 1 || setting.integrated !== 1) return 'disabled';

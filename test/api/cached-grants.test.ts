@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { enableTracking, envelope, envelopePath, exceptionEvent, hex32, sentryAuth } from '../helpers/sentry.js';
+
+/**
+ * The collector keeps the grants that admitted an SDK (docs/decisions.md, "Cache epochs"):
+ * a key deleted, tracking disabled or the project deleted through one process must be
+ * refused at once by another that had the grant cached. Two app instances on one database
+ * stand for two processes; B serves on a real socket, as another process would.
+ */
+describe('cached collector grants across two instances', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let owner: TestUser;
+  let bUrl: string;
+  let sent = 0;
+
+  before(async () => {
+    a = await createTestApp();
+    b = await createTestApp({ sameDatabaseAs: a });
+    bUrl = await b.app.listen({ port: 0, host: '127.0.0.1' });
+    owner = await createUser(a.app);
+  });
+  after(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  /** Posts one new event to B; answers the status. */
+  async function sendToB(projectId: number, key: string): Promise<number> {
+    sent += 1;
+    const eventId = hex32(sent);
+    const body = envelope({ event_id: eventId }, [{ type: 'event', payload: exceptionEvent({ eventId, value: `boom ${sent}` }) }]);
+    const res = await fetch(`${bUrl}${envelopePath(projectId)}`, { method: 'POST', headers: { 'x-sentry-auth': sentryAuth(key) }, body });
+    return res.status;
+  }
+
+  /** A tracked project whose grant B has cached (two accepted envelopes). */
+  async function trackedOnB() {
+    const project = await createProject(a.app, owner);
+    const tracked = await enableTracking(a, project.id, owner.token);
+    for (let i = 0; i < 2; i += 1) assert.equal(await sendToB(project.id, tracked.key), 200);
+    return tracked;
+  }
+
+  it('a key deleted through A is refused by B at once', async () => {
+    const tracked = await trackedOnB();
+    const res = await a.api('DELETE', `/projects/${tracked.projectId}/error_tracking/client_keys/${tracked.keyId}`, { token: owner.token });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(await sendToB(tracked.projectId, tracked.key), 401);
+  });
+
+  it('tracking disabled through A is refused by B at once, and enabled again accepted', async () => {
+    const tracked = await trackedOnB();
+    const off = await a.api('PATCH', `/projects/${tracked.projectId}/error_tracking/settings`, {
+      token: owner.token,
+      body: { active: false },
+    });
+    assert.equal(off.statusCode, 200, off.body);
+    assert.equal(await sendToB(tracked.projectId, tracked.key), 404);
+    const on = await a.api('PATCH', `/projects/${tracked.projectId}/error_tracking/settings`, {
+      token: owner.token,
+      body: { active: true },
+    });
+    assert.equal(on.statusCode, 200, on.body);
+    assert.equal(await sendToB(tracked.projectId, tracked.key), 200);
+  });
+
+  it('a project deleted through A takes its grants with it on B at once', async () => {
+    const tracked = await trackedOnB();
+    const res = await a.api('DELETE', `/projects/${tracked.projectId}`, { token: owner.token });
+    assert.equal(res.statusCode, 202, res.body);
+    assert.equal(await sendToB(tracked.projectId, tracked.key), 404);
+  });
+});
