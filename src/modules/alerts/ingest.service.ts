@@ -10,7 +10,7 @@ import { alertPagePath, type Incidents } from './incidents.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { multipleIntegrations } from './integrations.service.js';
 import { readMappings } from './mappings.js';
-import { isObject, jsonDepth, type NormalizedAlert } from './normalize.common.js';
+import { isObject, jsonDepth, storedJson, type NormalizedAlert } from './normalize.common.js';
 import { PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
 import { normalizeGeneric } from './normalize.generic.js';
 import { checkTopLevel, isPrometheusPayload, normalizePrometheusItem } from './normalize.prometheus.js';
@@ -143,7 +143,7 @@ export class IngestService {
       full_query: item.fullQuery,
       y_label: item.yLabel,
       incident_markdown: item.incidentMarkdown,
-      payload: JSON.stringify(item.payload),
+      payload: storedJson(item.payload),
       custom_fields: JSON.stringify(item.customFields),
       issue_id: null,
       created_at: now,

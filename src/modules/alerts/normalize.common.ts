@@ -42,6 +42,18 @@ export type JsonObject = Record<string, unknown>;
 
 export const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * Request bodies as received, by the object they parsed to, when that text is also a faithful
+ * way to store them (plain JSON.parse, no `__proto__` key dropped): a payload is stored as
+ * the text it came in rather than serialised again (about 5 µs for 2 KB). Re-parsing the text
+ * gives the same object, so what the API shows does not change.
+ */
+export const receivedText = new WeakMap<object, string>();
+
+/** The payload as stored: its received text when known, else serialised. */
+export const storedJson = (payload: unknown): string =>
+  (isObject(payload) ? receivedText.get(payload) : undefined) ?? JSON.stringify(payload);
+
 /** Ruby's `truncate(n)`: at most n characters, ending in `...` when cut (reference A5.2). */
 export function truncate(value: string, max: number): string {
   return value.length <= max ? value : `${value.slice(0, Math.max(0, max - 3))}...`;
@@ -143,12 +155,21 @@ function scalarText(value: unknown): string {
 
 /** JSON with object keys sorted at every level: the same data always gives the same text. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
+  // Loops and one growing string: every alert's fingerprint is computed this way, and the
+  // map/filter/join version allocated an array per level.
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i += 1) out += (i === 0 ? '' : ',') + canonicalJson(value[i] ?? null);
+    return `${out}]`;
+  }
   if (isObject(value)) {
-    const keys = Object.keys(value)
-      .filter((k) => value[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+    let out = '{';
+    for (const key of Object.keys(value).sort()) {
+      const member = value[key];
+      if (member === undefined) continue;
+      out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(member)}`;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }

@@ -13,7 +13,7 @@ import type { AlertsDeps } from './alerts.deps.js';
 import { PAYLOAD_LIMIT_BYTES, PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
 import { DEPTH_MESSAGE } from './ingest.service.js';
 import type { IntegrationRow } from './integrations.repository.js';
-import { jsonDepth } from './normalize.common.js';
+import { isObject, jsonDepth, receivedText } from './normalize.common.js';
 import type { AlertSettings } from './targets.js';
 
 /** Project paths of 2 to 21 segments: a personal namespace or up to 20 nested groups. */
@@ -43,7 +43,11 @@ export function alertKey(request: FastifyRequest): string | null {
  */
 export function parseJsonWithoutProto(text: string): unknown {
   // `\u` escapes could spell the key without the plain text: those take the slow path too.
-  if (!text.includes('__proto__') && !text.includes('\\u')) return JSON.parse(text);
+  if (!text.includes('__proto__') && !text.includes('\\u')) {
+    const parsed: unknown = JSON.parse(text);
+    if (isObject(parsed)) receivedText.set(parsed, text);
+    return parsed;
+  }
   return JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value));
 }
 
