@@ -67,7 +67,8 @@ const INSERT_TOKEN = new CompiledOnce(NEW_TOKEN_COLUMNS.length, (db, ...values: 
   db
     .insertInto('oauth_access_tokens')
     .values(Object.fromEntries(NEW_TOKEN_COLUMNS.map((column, i) => [column, values[i]])) as NewAccessToken)
-    .returningAll(),
+    // Only the id: the rest of the row is what was just written (reading it back costs more).
+    .returning('id'),
 );
 /** The conditional UPDATE only one of two racing refreshes wins: the returned row says who. */
 const ROTATE_TOKEN = new CompiledOnce(2, (db, now: number, id: number) =>
@@ -157,7 +158,8 @@ export class OAuthRepository implements OAuthStorage {
   async insertToken(token: NewAccessToken): Promise<AccessTokenRow> {
     const row = await INSERT_TOKEN.first(this.db, ...NEW_TOKEN_COLUMNS.map((column) => token[column]));
     if (!row) throw new Error('the token insert returned no row');
-    return row;
+    // A new token is live: the columns left to their defaults are these.
+    return { id: row.id, ...token, revoked: 0, rotated: 0, revoked_at: null };
   }
 
   credentialsEpoch(): Promise<number> {
