@@ -10,7 +10,7 @@ import { alertPagePath, type Incidents } from './incidents.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { multipleIntegrations } from './integrations.service.js';
 import { readMappings } from './mappings.js';
-import { isObject, jsonDepth, storedJson, type NormalizedAlert } from './normalize.common.js';
+import { depthChecked, isObject, jsonDepth, storedJson, type NormalizedAlert } from './normalize.common.js';
 import { PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
 import { normalizeGeneric } from './normalize.generic.js';
 import { checkTopLevel, isPrometheusPayload, normalizePrometheusItem } from './normalize.prometheus.js';
@@ -67,7 +67,7 @@ export class IngestService {
   /** Turns a payload into normalised alerts: Prometheus shape by integration or by content. */
   normalize(integration: IntegrationRow, payload: unknown, now: number): { items: NormalizedAlert[]; prometheus: boolean } {
     if (!isObject(payload)) throw new BadRequestError('400 Bad request - the alert payload must be a JSON object');
-    if (jsonDepth(payload, PAYLOAD_MAX_DEPTH) > PAYLOAD_MAX_DEPTH) throw new BadRequestError(DEPTH_MESSAGE);
+    if (!depthChecked.has(payload) && jsonDepth(payload, PAYLOAD_MAX_DEPTH) > PAYLOAD_MAX_DEPTH) throw new BadRequestError(DEPTH_MESSAGE);
     // Reference A2 step 4: a payload in Alertmanager's shape is read as one on any endpoint.
     if (integration.type === 'prometheus' || isPrometheusPayload(payload)) {
       const items = checkTopLevel(payload)
@@ -149,9 +149,15 @@ export class IngestService {
       created_at: now,
       updated_at: now,
     };
-    const row = item.fingerprint !== null ? await alerts.insertOrIncrement(values) : await alerts.insert(values);
-    // Another request created this fingerprint between our increment and insert: it was grouped.
-    if (row.iid !== iid) return row;
+    let row: AlertRow;
+    if (item.fingerprint !== null) {
+      const head = await alerts.insertOrIncrement(values);
+      // Another request created this fingerprint between our increment and insert: it was grouped.
+      if (head.iid !== iid) return head;
+      row = { id: head.id, ...values };
+    } else {
+      row = await alerts.insert(values);
+    }
     const created = ctx.settings.create_issue && ctx.bot ? await this.incidents.open(ctx.project, row, ctx.bot, trx) : row;
     await this.queueEmails(ctx, created, 'triggered', trx);
     return created;

@@ -50,6 +50,9 @@ export const isObject = (value: unknown): value is JsonObject => typeof value ==
  */
 export const receivedText = new WeakMap<object, string>();
 
+/** Parsed bodies whose depth the receiver has already checked (normalising need not walk them again). */
+export const depthChecked = new WeakSet<object>();
+
 /** The payload as stored: its received text when known, else serialised. */
 export const storedJson = (payload: unknown): string =>
   (isObject(payload) ? receivedText.get(payload) : undefined) ?? JSON.stringify(payload);

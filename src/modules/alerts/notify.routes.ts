@@ -13,7 +13,7 @@ import type { AlertsDeps } from './alerts.deps.js';
 import { PAYLOAD_LIMIT_BYTES, PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
 import { DEPTH_MESSAGE } from './ingest.service.js';
 import type { IntegrationRow } from './integrations.repository.js';
-import { isObject, jsonDepth, receivedText } from './normalize.common.js';
+import { depthChecked, isObject, jsonDepth, receivedText } from './normalize.common.js';
 import type { AlertSettings } from './targets.js';
 
 /** Project paths of 2 to 21 segments: a personal namespace or up to 20 nested groups. */
@@ -104,6 +104,7 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
         return done(new BadRequestError(`400 Bad request - Malformed JSON body: ${(error as Error).message}`), undefined);
       }
       if (jsonDepth(parsed, PAYLOAD_MAX_DEPTH) > PAYLOAD_MAX_DEPTH) return done(new BadRequestError(DEPTH_MESSAGE), undefined);
+      if (isObject(parsed)) depthChecked.add(parsed);
       done(null, parsed);
     });
     scope.setErrorHandler((error: FastifyError, request, reply) => {
