@@ -11,7 +11,7 @@ import { form, issueTokens, registerApp, sessionCookie, tokenRequest, type TestC
  * waiting, no clock moved. Two app instances on one database stand for two processes; B
  * serves on a real socket, as another process would (each request its own I/O event).
  */
-describe('cached OAuth tokens across two instances', () => {
+describe('cached OAuth and personal access tokens across two instances', () => {
   let a: TestApp;
   let b: TestApp;
   let owner: TestUser;
@@ -23,6 +23,8 @@ describe('cached OAuth tokens across two instances', () => {
   const onB = async (path: string, accessToken: string): Promise<number> =>
     (await fetch(`${bUrl}${path}`, { headers: { authorization: `Bearer ${accessToken}` } })).status;
   const tokenInfoOnB = (accessToken: string) => onB('/oauth/token/info', accessToken);
+  const onBWithToken = async (path: string, token: string): Promise<number> =>
+    (await fetch(`${bUrl}${path}`, { headers: { 'private-token': token } })).status;
 
   before(async () => {
     a = await createTestApp();
@@ -80,6 +82,22 @@ describe('cached OAuth tokens across two instances', () => {
     assert.equal(await tokenInfoOnB(issued.access_token), 401);
     assert.equal((await a.api('POST', `/users/${user.user.id}/unblock`)).statusCode, 201);
     assert.equal(await tokenInfoOnB(issued.access_token), 200);
+  });
+
+  it('a personal access token revoked or rotated through A is refused by B at once', async () => {
+    for (const action of ['revoke', 'rotate'] as const) {
+      const user = await createUser(a.app);
+      for (let i = 0; i < 2; i += 1) assert.equal(await onBWithToken('/api/v4/user', user.token), 200);
+      const self = await a.api('GET', '/personal_access_tokens/self', { token: user.token });
+      assert.equal(self.statusCode, 200, self.body);
+      const id = self.json<{ id: number }>().id;
+      const res =
+        action === 'revoke'
+          ? await a.api('DELETE', `/personal_access_tokens/${id}`, { token: user.token })
+          : await a.api('POST', `/personal_access_tokens/${id}/rotate`, { token: user.token });
+      assert.ok(res.statusCode === 204 || res.statusCode === 200, `${action}: ${res.statusCode} ${res.body}`);
+      assert.equal(await onBWithToken('/api/v4/user', user.token), 401, `${action}d token on B`);
+    }
   });
 
   it('deleting the application through A ends its cached tokens on B at once', async () => {

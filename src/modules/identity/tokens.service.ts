@@ -49,12 +49,12 @@ export function validateScopes(scopes: readonly string[], allowed: readonly stri
 
 /**
  * Personal, impersonation, project and group access tokens. Secrets are random, prefixed
- * `bsp_` and stored as SHA-256 digests; a positive lookup is cached briefly and dropped on
- * revocation, and `last_used_at` is written at most once a minute per token, in batches.
+ * `bsp_` and stored as SHA-256 digests; a positive lookup is cached briefly, and only while the
+ * credentials cache epoch (bumped by every revocation and block, in any process) holds; and `last_used_at` is written at most once a minute per token, in batches.
  */
 export class TokensService {
   private readonly tokens: TokensRepository;
-  private readonly cache = new Map<string, { value: ResolvedToken; until: number }>();
+  private readonly cache = new Map<string, { value: ResolvedToken; epoch: number; until: number }>();
   private readonly lastTouched = new Map<number, number>();
   private readonly pendingTouches = new Set<number>();
   private flushTimer: NodeJS.Timeout | null = null;
@@ -106,9 +106,12 @@ export class TokensService {
   /** The auth port: a secret to its token and owner, or null. */
   async resolve(secret: string): Promise<ResolvedToken | null> {
     const digest = digestToken(secret);
+    // Read before the token (once per event-loop turn): a revocation or block committed in
+    // between leaves an entry that the next read already refuses.
+    const epoch = await this.tokens.credentialsEpoch();
     const now = this.clock.now();
     const cached = this.cache.get(digest);
-    if (cached && cached.until > now) return cached.value;
+    if (cached && cached.epoch === epoch && cached.until > now) return cached.value;
     this.cache.delete(digest);
     const found = await this.tokens.findByDigestWithUser(digest);
     if (!found) return null;
@@ -121,7 +124,7 @@ export class TokensService {
       revoked: found.token.revoked === 1,
     };
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(digest, { value, until: now + CACHE_TTL_MS });
+    this.cache.set(digest, { value, epoch, until: now + CACHE_TTL_MS });
     return value;
   }
 
