@@ -49,12 +49,17 @@ const escapeLike = (value: string) => value.replace(/[%_\\]/g, (c) => `\\${c}`);
 const SETTINGS = new CompiledOnce(1, (db, projectId: number) =>
   db.selectFrom('alert_settings').selectAll().where('project_id', '=', projectId),
 );
-const INCREMENT_OPEN = new CompiledOnce(3, (db, now: number, projectId: number, fingerprint: string) =>
+// A new fingerprint is the common case of a miss: a read of the partial index settles it
+// (an UPDATE that finds nothing costs about three times as much on SQLite).
+const OPEN_ID = new CompiledOnce(2, (db, projectId: number, fingerprint: string) =>
+  db.selectFrom('alerts').select('id').where('project_id', '=', projectId).where('fingerprint', '=', fingerprint).where(OPEN),
+);
+const INCREMENT_OPEN = new CompiledOnce(2, (db, now: number, id: number) =>
   db
     .updateTable('alerts')
     .set((eb) => ({ events: eb('events', '+', 1), updated_at: now }))
-    .where('project_id', '=', projectId)
-    .where('fingerprint', '=', fingerprint)
+    .where('id', '=', id)
+    // Resolved since it was read: the caller creates a new alert instead.
     .where(OPEN)
     // A repeat answers with the alert's iid and title only: the rest (payload included) is
     // not read back.
@@ -116,8 +121,9 @@ export class AlertsRepository {
   }
 
   /** A repeat of an unresolved alert: one more event, nothing else changes (reference A6 step 2). */
-  incrementOpen(projectId: number, fingerprint: string, now: number): Promise<Pick<AlertRow, 'iid' | 'title'> | undefined> {
-    return INCREMENT_OPEN.first(this.db, now, projectId, fingerprint);
+  async incrementOpen(projectId: number, fingerprint: string, now: number): Promise<Pick<AlertRow, 'iid' | 'title'> | undefined> {
+    const open = await OPEN_ID.first(this.db, projectId, fingerprint);
+    return open ? INCREMENT_OPEN.first(this.db, now, open.id) : undefined;
   }
 
   /**
