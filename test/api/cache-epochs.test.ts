@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { twoProcesses, type TestApp, type TwoProcesses } from '../helpers/app.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { form, issueTokens, registerApp, sessionCookie, tokenRequest, type TestClient } from '../helpers/oauth.js';
 
@@ -12,8 +12,8 @@ import { form, issueTokens, registerApp, sessionCookie, tokenRequest, type TestC
  * serves on a real socket, as another process would (each request its own I/O event).
  */
 describe('cached OAuth and personal access tokens across two instances', () => {
+  let two: TwoProcesses;
   let a: TestApp;
-  let b: TestApp;
   let owner: TestUser;
   let client: TestClient;
   let cookie: string;
@@ -27,17 +27,13 @@ describe('cached OAuth and personal access tokens across two instances', () => {
     (await fetch(`${bUrl}${path}`, { headers: { 'private-token': token } })).status;
 
   before(async () => {
-    a = await createTestApp();
-    b = await createTestApp({ sameDatabaseAs: a });
-    bUrl = await b.app.listen({ port: 0, host: '127.0.0.1' });
+    two = await twoProcesses();
+    ({ a, bUrl } = two);
     owner = await createUser(a.app);
     client = await registerApp(a, { scopes: 'api read_user' });
     cookie = await sessionCookie(a, owner);
   });
-  after(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  after(() => two?.close());
 
   /** B has looked the token up (twice: the second answer comes from its cache). */
   async function cachedOnB(accessToken: string): Promise<void> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { twoProcesses, type TestApp, type TwoProcesses } from '../helpers/app.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { enableTracking, envelope, envelopePath, exceptionEvent, hex32, sentryAuth } from '../helpers/sentry.js';
 
@@ -11,22 +11,18 @@ import { enableTracking, envelope, envelopePath, exceptionEvent, hex32, sentryAu
  * stand for two processes; B serves on a real socket, as another process would.
  */
 describe('cached collector grants across two instances', () => {
+  let two: TwoProcesses;
   let a: TestApp;
-  let b: TestApp;
-  let owner: TestUser;
   let bUrl: string;
+  let owner: TestUser;
   let sent = 0;
 
   before(async () => {
-    a = await createTestApp();
-    b = await createTestApp({ sameDatabaseAs: a });
-    bUrl = await b.app.listen({ port: 0, host: '127.0.0.1' });
+    two = await twoProcesses();
+    ({ a, bUrl } = two);
     owner = await createUser(a.app);
   });
-  after(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  after(() => two?.close());
 
   /** Posts one new event to B; answers the status. */
   async function sendToB(projectId: number, key: string): Promise<number> {

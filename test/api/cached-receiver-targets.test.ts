@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { twoProcesses, type TestApp, type TwoProcesses } from '../helpers/app.js';
 import { createIntegration, pathOf, type CreatedIntegration } from '../helpers/alerts.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
 
@@ -11,22 +11,18 @@ import { createProject, createUser, type TestUser } from '../helpers/factories.j
  * one database stand for two processes; B serves on a real socket, as another process would.
  */
 describe('cached alert receiver targets across two instances', () => {
+  let two: TwoProcesses;
   let a: TestApp;
-  let b: TestApp;
-  let owner: TestUser;
   let bUrl: string;
+  let owner: TestUser;
   let sent = 0;
 
   before(async () => {
-    a = await createTestApp();
-    b = await createTestApp({ sameDatabaseAs: a });
-    bUrl = await b.app.listen({ port: 0, host: '127.0.0.1' });
+    two = await twoProcesses();
+    ({ a, bUrl } = two);
     owner = await createUser(a.app);
   });
-  after(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  after(() => two?.close());
 
   /** Posts a new alert to B at `path`; answers the status and body. */
   async function notifyB(path: string, key: string): Promise<{ status: number; body: unknown }> {
