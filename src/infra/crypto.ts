@@ -41,11 +41,17 @@ export function sha256Hex(value: string | Buffer): string {
 /** Tokens and secrets are stored only as this digest. */
 export const digestToken = sha256Hex;
 
-/** Compares two secrets without leaking where they differ (digests first: equal lengths). */
+/**
+ * Compares two secrets without leaking where they differ. Equal byte lengths (the case of every
+ * caller: digests, HMACs and tokens of a fixed format, whose length is public) are compared as
+ * they are; otherwise both are hashed first so the comparison still takes constant time.
+ */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const left = hash('sha256', a, 'buffer');
-  const right = hash('sha256', b, 'buffer');
-  return timingSafeEqual(left, right) && a.length === b.length;
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  if (left.length === right.length) return timingSafeEqual(left, right);
+  timingSafeEqual(hash('sha256', left, 'buffer'), hash('sha256', right, 'buffer'));
+  return false;
 }
 
 function scrypt(password: BinaryLike, salt: BinaryLike, keylen: number, options: ScryptOptions): Promise<Buffer> {

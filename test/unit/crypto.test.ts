@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { generateToken } from '../../src/infra/crypto.js';
+import { constantTimeEqual, generateToken } from '../../src/infra/crypto.js';
 
 describe('generateToken', () => {
   it('gives distinct secrets of the asked size across many pool refills', () => {
@@ -24,5 +24,18 @@ describe('generateToken', () => {
   it('does not hand out runs of zero bytes (spent bytes are wiped, never reused)', () => {
     // A reused wiped region would decode to zero bytes; 16 random bytes are never all zero.
     for (let i = 0; i < 600; i += 1) assert.notEqual(Buffer.from(generateToken('', 16), 'base64url').toString('hex'), '0'.repeat(32));
+  });
+});
+
+describe('constantTimeEqual', () => {
+  it('is true only for the same text, whatever the lengths', () => {
+    assert.equal(constantTimeEqual('a'.repeat(64), 'a'.repeat(64)), true);
+    assert.equal(constantTimeEqual('a'.repeat(64), `${'a'.repeat(63)}b`), false);
+    assert.equal(constantTimeEqual('abc', 'abcd'), false);
+    assert.equal(constantTimeEqual('', ''), true);
+    assert.equal(constantTimeEqual('', 'x'), false);
+    // Same number of characters, different bytes (UTF-8): still compared, still unequal.
+    assert.equal(constantTimeEqual('é', 'e'), false);
+    assert.equal(constantTimeEqual('ünïcode', 'ünïcode'), true);
   });
 });
