@@ -32,7 +32,7 @@ export function createErrorTrackingModule(
   deps: { identity: IdentityModule; projects: ProjectsModule },
 ): ErrorTrackingModule {
   const { db, clock, config, jobs, limiter } = platform;
-  const settings = new SettingsService(db, clock);
+  const settings = new SettingsService(db, clock, async (projectId) => (await deps.projects.projects.findById(projectId)) !== undefined);
   const errors = new ErrorsService(
     db,
     clock,

@@ -17,13 +17,10 @@ export interface IngestionGrant {
 const GRANT = new CompiledOnce(2, (db, projectId: number, publicKey: string) =>
   db
     .selectFrom('error_tracking_client_keys as k')
-    .innerJoin('projects as p', 'p.id', 'k.project_id')
     .leftJoin('error_tracking_settings as s', 's.project_id', 'k.project_id')
     .select(['k.project_id', 'k.active as key_active', 's.active', 's.integrated'])
     .where('k.project_id', '=', projectId)
-    .where('k.public_key', '=', publicKey)
-    // A project scheduled for deletion takes no more events (the collector answers 404).
-    .where('p.pending_delete', '=', 0),
+    .where('k.public_key', '=', publicKey),
 );
 
 /** Settings and client keys (Kysely only). */

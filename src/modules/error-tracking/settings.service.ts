@@ -39,6 +39,8 @@ export class SettingsService {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    /** Whether the project exists and is not scheduled for deletion (the projects module's answer). */
+    private readonly projectLive: (projectId: number) => Promise<boolean>,
   ) {
     this.repo = new SettingsRepository(db);
     this.grants = new EpochCache({ db, epochs: ['error-tracking', 'projects'], clock, ttlMs: 10_000, maxEntries: 10_000 });
@@ -106,10 +108,13 @@ export class SettingsService {
     let grant: IngestionGrant | undefined;
     const admitting = await this.grants.through(`${String(projectId)} ${publicKey}`, async () => {
       grant = await this.repo.grant(projectId, publicKey);
-      return admits(grant) ? grant : undefined;
+      // A project scheduled for deletion takes no more events (the collector then answers 404).
+      return admits(grant) && (await this.projectLive(projectId)) ? grant : undefined;
     });
     if (admitting) return null;
-    // Refused (never kept): `grant` is what was just read, and tells why.
+    // Refused (never kept): `grant` is what was just read, and tells why; a live grant of a
+    // project being deleted is refused as unknown, and the collector finds no project.
+    if (admits(grant)) return 'unknown_key';
     if (grant && grant.key_active === 1) return 'disabled';
     const setting = grant ? grant : await this.repo.find(projectId);
     if (!setting || setting.active !== 1 || setting.integrated !== 1) return 'disabled';
