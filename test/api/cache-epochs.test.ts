@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { twoProcesses, type TestApp, type TwoProcesses } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+import { twoProcesses, type TwoProcesses } from '../helpers/two-processes.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { form, issueTokens, registerApp, sessionCookie, tokenRequest, type TestClient } from '../helpers/oauth.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { twoProcesses, type TestApp, type TwoProcesses } from '../helpers/app.js';
-import { createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { describe, it } from 'node:test';
+import { createProject } from '../helpers/factories.js';
+import { twoProcessesWithOwner } from '../helpers/two-processes.js';
 import { enableTracking, envelope, envelopePath, exceptionEvent, hex32, sentryAuth } from '../helpers/sentry.js';
 
 /**
@@ -11,53 +11,49 @@ import { enableTracking, envelope, envelopePath, exceptionEvent, hex32, sentryAu
  * stand for two processes; B serves on a real socket, as another process would.
  */
 describe('cached collector grants across two instances', () => {
-  let two: TwoProcesses;
-  let a: TestApp;
-  let bUrl: string;
-  let owner: TestUser;
+  const env = twoProcessesWithOwner();
   let sent = 0;
-
-  before(async () => {
-    two = await twoProcesses();
-    ({ a, bUrl } = two);
-    owner = await createUser(a.app);
-  });
-  after(() => two?.close());
 
   /** Posts one new event to B; answers the status. */
   async function sendToB(projectId: number, key: string): Promise<number> {
     sent += 1;
     const eventId = hex32(sent);
     const body = envelope({ event_id: eventId }, [{ type: 'event', payload: exceptionEvent({ eventId, value: `boom ${sent}` }) }]);
-    const res = await fetch(`${bUrl}${envelopePath(projectId)}`, { method: 'POST', headers: { 'x-sentry-auth': sentryAuth(key) }, body });
+    const res = await fetch(`${env.bUrl}${envelopePath(projectId)}`, {
+      method: 'POST',
+      headers: { 'x-sentry-auth': sentryAuth(key) },
+      body,
+    });
     return res.status;
   }
 
   /** A tracked project whose grant B has cached (two accepted envelopes). */
   async function trackedOnB() {
-    const project = await createProject(a.app, owner);
-    const tracked = await enableTracking(a, project.id, owner.token);
+    const project = await createProject(env.a.app, env.owner);
+    const tracked = await enableTracking(env.a, project.id, env.owner.token);
     for (let i = 0; i < 2; i += 1) assert.equal(await sendToB(project.id, tracked.key), 200);
     return tracked;
   }
 
   it('a key deleted through A is refused by B at once', async () => {
     const tracked = await trackedOnB();
-    const res = await a.api('DELETE', `/projects/${tracked.projectId}/error_tracking/client_keys/${tracked.keyId}`, { token: owner.token });
+    const res = await env.a.api('DELETE', `/projects/${tracked.projectId}/error_tracking/client_keys/${tracked.keyId}`, {
+      token: env.owner.token,
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(await sendToB(tracked.projectId, tracked.key), 401);
   });
 
   it('tracking disabled through A is refused by B at once, and enabled again accepted', async () => {
     const tracked = await trackedOnB();
-    const off = await a.api('PATCH', `/projects/${tracked.projectId}/error_tracking/settings`, {
-      token: owner.token,
+    const off = await env.a.api('PATCH', `/projects/${tracked.projectId}/error_tracking/settings`, {
+      token: env.owner.token,
       body: { active: false },
     });
     assert.equal(off.statusCode, 200, off.body);
     assert.equal(await sendToB(tracked.projectId, tracked.key), 404);
-    const on = await a.api('PATCH', `/projects/${tracked.projectId}/error_tracking/settings`, {
-      token: owner.token,
+    const on = await env.a.api('PATCH', `/projects/${tracked.projectId}/error_tracking/settings`, {
+      token: env.owner.token,
       body: { active: true },
     });
     assert.equal(on.statusCode, 200, on.body);
@@ -66,7 +62,7 @@ describe('cached collector grants across two instances', () => {
 
   it('a project deleted through A takes its grants with it on B at once', async () => {
     const tracked = await trackedOnB();
-    const res = await a.api('DELETE', `/projects/${tracked.projectId}`, { token: owner.token });
+    const res = await env.a.api('DELETE', `/projects/${tracked.projectId}`, { token: env.owner.token });
     assert.equal(res.statusCode, 202, res.body);
     assert.equal(await sendToB(tracked.projectId, tracked.key), 404);
   });

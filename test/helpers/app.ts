@@ -85,27 +85,3 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
   };
 }
-
-/** Two app instances on one database, standing for two processes; B also serves on a real socket. */
-export interface TwoProcesses {
-  a: TestApp;
-  b: TestApp;
-  /** B's base URL: requests to it arrive as I/O events, as they would from another machine. */
-  bUrl: string;
-  close(): Promise<void>;
-}
-
-export async function twoProcesses(): Promise<TwoProcesses> {
-  const a = await createTestApp();
-  const b = await createTestApp({ sameDatabaseAs: a });
-  const bUrl = await b.app.listen({ port: 0, host: '127.0.0.1' });
-  return {
-    a,
-    b,
-    bUrl,
-    close: async () => {
-      await b.close();
-      await a.close();
-    },
-  };
-}
