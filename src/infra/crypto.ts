@@ -10,16 +10,14 @@ export const TOKEN_PREFIX = {
   clientSecret: 'bss_',
 } as const;
 
-/** 32 random bytes (256 bits) after the prefix, URL-safe. */
-/**
- * Secrets draw their bytes from a pool the CSPRNG refills 4 KB at a time: one system call per
- * about a hundred tokens instead of one per token (a refresh grant makes two). Each byte is
- * handed out once and only as text; the pool never leaves this module.
- */
+// Secrets draw their bytes from a pool the CSPRNG refills 4 KB at a time: one system call per
+// about a hundred tokens instead of one per token (a refresh grant makes two). Each byte is
+// handed out once and only as text; the pool never leaves this module.
 const POOL_BYTES = 4096;
 let pool = Buffer.alloc(0);
 let poolOffset = 0;
 
+/** A secret: `bytes` random bytes (256 bits by default) after the prefix, URL-safe. */
 export function generateToken(prefix: string, bytes = 32): string {
   if (bytes > POOL_BYTES) return prefix + randomBytes(bytes).toString('base64url');
   if (poolOffset + bytes > pool.length) {

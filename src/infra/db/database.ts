@@ -22,7 +22,7 @@ export interface DatabaseHandle {
   /**
    * A value that changes whenever any transaction commits to the database, from this process
    * or another; `null` when it cannot be told (an open SQLite transaction on this connection).
-   * Answers derived from the database stay valid while it is unchanged (infra/cache).
+   * Answers derived from the database stay valid while it is unchanged (version-cache.ts).
    */
   dataVersion(): Promise<string | null>;
   /** Liveness of the connection, for `/-/readiness`. */

@@ -10,7 +10,7 @@ import { alertPagePath, type Incidents } from './incidents.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { multipleIntegrations } from './integrations.service.js';
 import { readMappings } from './mappings.js';
-import { depthChecked, isObject, jsonDepth, storedJson, type NormalizedAlert } from './normalize.common.js';
+import { isObject, jsonDepth, type NormalizedAlert } from './normalize.common.js';
 import { PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
 import { normalizeGeneric } from './normalize.generic.js';
 import { checkTopLevel, isPrometheusPayload, normalizePrometheusItem } from './normalize.prometheus.js';
@@ -41,6 +41,17 @@ interface Context {
   settings: Pick<AlertSettingsRow, 'create_issue' | 'auto_close_incident' | 'send_email'>;
   bot: Actor | null;
   emails: Map<number, string>;
+  /** The whole payload and, when known, the text it arrived as (stored as is). */
+  payload: unknown;
+  receivedText: string | undefined;
+}
+
+/** What the receiver already knows about a payload it hands over. */
+export interface Received {
+  /** The project's alert settings (a cached receiver target). */
+  settings?: Context['settings'];
+  /** The body's text, when storing it is faithful to the parsed payload (notify.routes.ts). */
+  text?: string | undefined;
 }
 
 /**
@@ -67,7 +78,7 @@ export class IngestService {
   /** Turns a payload into normalised alerts: Prometheus shape by integration or by content. */
   normalize(integration: IntegrationRow, payload: unknown, now: number): { items: NormalizedAlert[]; prometheus: boolean } {
     if (!isObject(payload)) throw new BadRequestError('400 Bad request - the alert payload must be a JSON object');
-    if (!depthChecked.has(payload) && jsonDepth(payload, PAYLOAD_MAX_DEPTH) > PAYLOAD_MAX_DEPTH) throw new BadRequestError(DEPTH_MESSAGE);
+    if (jsonDepth(payload, PAYLOAD_MAX_DEPTH) > PAYLOAD_MAX_DEPTH) throw new BadRequestError(DEPTH_MESSAGE);
     // Reference A2 step 4: a payload in Alertmanager's shape is read as one on any endpoint.
     if (integration.type === 'prometheus' || isPrometheusPayload(payload)) {
       const items = checkTopLevel(payload)
@@ -82,15 +93,14 @@ export class IngestService {
     };
   }
 
-  /** `settings`, when the caller has them (a receiver target), spare reading them again. */
-  async ingest(project: ProjectRow, integration: IntegrationRow, payload: unknown, known?: Context['settings']): Promise<AlertSummary[]> {
+  async ingest(project: ProjectRow, integration: IntegrationRow, payload: unknown, received: Received = {}): Promise<AlertSummary[]> {
     const now = this.clock.now();
     const { items, prometheus } = this.normalize(integration, payload, now);
     if (items.length === 0) return [];
-    const settings = known ?? (await this.alerts.findSettings(project.id)) ?? DEFAULT_SETTINGS;
+    const settings = received.settings ?? (await this.alerts.findSettings(project.id)) ?? DEFAULT_SETTINGS;
     const bot = settings.create_issue || settings.auto_close_incident ? await this.incidents.botActor() : null;
     const emails = settings.send_email ? await this.emailRecipients(project) : new Map<number, string>();
-    const ctx: Context = { project, integration, settings, bot, emails };
+    const ctx: Context = { project, integration, settings, bot, emails, payload, receivedText: received.text };
 
     const touched = await this.transact(async (trx) => {
       const out: Pick<AlertRow, 'iid' | 'title'>[] = [];
@@ -143,7 +153,8 @@ export class IngestService {
       full_query: item.fullQuery,
       y_label: item.yLabel,
       incident_markdown: item.incidentMarkdown,
-      payload: storedJson(item.payload),
+      // A generic alert's payload is the whole body: stored as the text it came in.
+      payload: item.payload === ctx.payload && ctx.receivedText !== undefined ? ctx.receivedText : JSON.stringify(item.payload),
       custom_fields: JSON.stringify(item.customFields),
       issue_id: null,
       created_at: now,

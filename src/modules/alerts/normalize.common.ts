@@ -42,21 +42,6 @@ export type JsonObject = Record<string, unknown>;
 
 export const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * Request bodies as received, by the object they parsed to, when that text is also a faithful
- * way to store them (plain JSON.parse, no `__proto__` key dropped): a payload is stored as
- * the text it came in rather than serialised again (about 5 µs for 2 KB). Re-parsing the text
- * gives the same object, so what the API shows does not change.
- */
-export const receivedText = new WeakMap<object, string>();
-
-/** Parsed bodies whose depth the receiver has already checked (normalising need not walk them again). */
-export const depthChecked = new WeakSet<object>();
-
-/** The payload as stored: its received text when known, else serialised. */
-export const storedJson = (payload: unknown): string =>
-  (isObject(payload) ? receivedText.get(payload) : undefined) ?? JSON.stringify(payload);
-
 /** Ruby's `truncate(n)`: at most n characters, ending in `...` when cut (reference A5.2). */
 export function truncate(value: string, max: number): string {
   return value.length <= max ? value : `${value.slice(0, Math.max(0, max - 3))}...`;

@@ -10,10 +10,8 @@ import {
 } from '../../infra/errors/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import type { AlertsDeps } from './alerts.deps.js';
-import { PAYLOAD_LIMIT_BYTES, PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
-import { DEPTH_MESSAGE } from './ingest.service.js';
+import { PAYLOAD_LIMIT_BYTES } from './alerts.schemas.js';
 import type { IntegrationRow } from './integrations.repository.js';
-import { depthChecked, isObject, jsonDepth, receivedText } from './normalize.common.js';
 import type { AlertSettings } from './targets.js';
 
 /** Project paths of 2 to 21 segments: a personal namespace or up to 20 nested groups. */
@@ -22,6 +20,8 @@ export const MAX_PROJECT_SEGMENTS = 21;
 declare module 'fastify' {
   interface FastifyRequest {
     alertTarget?: { project: ProjectRow; integration: IntegrationRow; settings: AlertSettings };
+    /** The body's text when it parsed without dropping a key: stored as received. */
+    alertBodyText?: string;
   }
 }
 
@@ -37,17 +37,15 @@ export function alertKey(request: FastifyRequest): string | null {
   return colon >= 0 ? decoded.slice(colon + 1) : null;
 }
 
+/** Whether JSON text could hold a `__proto__` key (`\u` escapes could spell it without the plain text). */
+const mayHoldProto = (text: string): boolean => text.includes('__proto__') || text.includes('\\u');
+
 /**
  * JSON.parse that drops `__proto__` keys. A reviver slows parsing several times over, so
  * it only runs when the text could hold that key (the approach of secure-json-parse).
  */
 export function parseJsonWithoutProto(text: string): unknown {
-  // `\u` escapes could spell the key without the plain text: those take the slow path too.
-  if (!text.includes('__proto__') && !text.includes('\\u')) {
-    const parsed: unknown = JSON.parse(text);
-    if (isObject(parsed)) receivedText.set(parsed, text);
-    return parsed;
-  }
+  if (!mayHoldProto(text)) return JSON.parse(text);
   return JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value));
 }
 
@@ -64,8 +62,9 @@ function projectPath(params: Record<string, string>, segments: number): string {
  * `/<project>/alerts/notify/<name>/<endpoint_identifier>.json` (HTTP integrations) and
  * `/<project>/prometheus/alerts/notify.json`. One parametric route per path depth keeps
  * every static root route (sign-in, OAuth, `/-/…`) ahead of these in the router.
- * Its own JSON parser bounds the body (1 MiB, depth 100, reference A4) and answers 415 for
- * other content types; the key is checked before the body is read.
+ * Its own JSON parser bounds the body (1 MiB; the depth of 100, reference A4, is checked
+ * when the payload is normalised) and answers 415 for other content types; the key is
+ * checked before the body is read.
  */
 export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Promise<void> {
   const { platform, targets, integrations, ingest } = deps;
@@ -90,21 +89,25 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const target = request.alertTarget;
     if (!target) throw new NotFoundError('Project');
-    const created = await ingest.ingest(target.project, target.integration, request.body, target.settings);
+    const created = await ingest.ingest(target.project, target.integration, request.body, {
+      settings: target.settings,
+      text: request.alertBodyText,
+    });
     return reply.code(200).send(created);
   };
 
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: PAYLOAD_LIMIT_BYTES }, (_request, body, done) => {
+    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: PAYLOAD_LIMIT_BYTES }, (request, body, done) => {
+      const text = String(body);
       let parsed: unknown;
       try {
-        parsed = parseJsonWithoutProto(String(body));
+        parsed = parseJsonWithoutProto(text);
       } catch (error) {
         return done(new BadRequestError(`400 Bad request - Malformed JSON body: ${(error as Error).message}`), undefined);
       }
-      if (jsonDepth(parsed, PAYLOAD_MAX_DEPTH) > PAYLOAD_MAX_DEPTH) return done(new BadRequestError(DEPTH_MESSAGE), undefined);
-      if (isObject(parsed)) depthChecked.add(parsed);
+      // The depth limit is checked once, when the payload is normalised (ingest.service.ts).
+      if (!mayHoldProto(text)) request.alertBodyText = text;
       done(null, parsed);
     });
     scope.setErrorHandler((error: FastifyError, request, reply) => {

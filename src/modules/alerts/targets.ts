@@ -24,7 +24,7 @@ export interface ReceiverTarget {
  * against the integration on every request.
  */
 export class ReceiverTargets {
-  private readonly cache: EpochCache<ReceiverTarget>;
+  private readonly cache: EpochCache<ReceiverTarget | undefined>;
   private readonly alerts: AlertsRepository;
 
   constructor(
@@ -38,14 +38,13 @@ export class ReceiverTargets {
   }
 
   /** The target of `/<path>/alerts/notify/<name>/<endpoint>` (http) or `/<path>/prometheus/…` (endpoint null). */
-  async find(path: string, kind: 'http' | 'prometheus', endpoint: string | null): Promise<ReceiverTarget | undefined> {
-    let partial: ReceiverTarget | undefined;
-    const active = await this.cache.through(`${kind} ${path} ${endpoint ?? ''}`, async () => {
-      partial = await this.read(path, kind, endpoint);
+  find(path: string, kind: 'http' | 'prometheus', endpoint: string | null): Promise<ReceiverTarget | undefined> {
+    return this.cache.through(
+      `${kind} ${path} ${endpoint ?? ''}`,
+      () => this.read(path, kind, endpoint),
       // Only a usable target is kept: refusals read again each time.
-      return partial?.integration?.active === 1 ? partial : undefined;
-    });
-    return active ?? partial;
+      (target) => target?.integration?.active === 1,
+    );
   }
 
   private async read(path: string, kind: 'http' | 'prometheus', endpoint: string | null): Promise<ReceiverTarget | undefined> {

@@ -23,6 +23,10 @@ export function trackerDsn(externalUrl: string, publicKey: string, projectId: nu
   return `${url.protocol}//${publicKey}@${url.host}${prefix}/errortracking/api/v1/projects/${projectId}`;
 }
 
+/** A grant that lets its key send: an active key of an active, integrated setting. */
+const admits = (grant: IngestionGrant | undefined): boolean =>
+  grant !== undefined && grant.active === 1 && grant.integrated === 1 && grant.key_active === 1;
+
 /**
  * The project setting and its client keys (SPEC "Error tracking management"). Only the
  * integrated backend exists here, so a setting that is active must be integrated.
@@ -34,7 +38,7 @@ export class SettingsService {
    * same key. Kept until a settings or key change (`error-tracking` epoch) or a project
    * change (`projects`), 10 s at most.
    */
-  private readonly grants: EpochCache<IngestionGrant>;
+  private readonly grants: EpochCache<{ grant: IngestionGrant | undefined; admitted: boolean }>;
 
   constructor(
     private readonly db: Database,
@@ -104,16 +108,18 @@ export class SettingsService {
 
   /** Whether `publicKey` may send events to the project now; the refusal reason otherwise. */
   async authorize(projectId: number, publicKey: string): Promise<GrantRefusal | null> {
-    const admits = (g: IngestionGrant | undefined) => g !== undefined && g.active === 1 && g.integrated === 1 && g.key_active === 1;
-    let grant: IngestionGrant | undefined;
-    const admitting = await this.grants.through(`${String(projectId)} ${publicKey}`, async () => {
-      grant = await this.repo.grant(projectId, publicKey);
-      // A project scheduled for deletion takes no more events (the collector then answers 404).
-      return admits(grant) && (await this.projectLive(projectId)) ? grant : undefined;
-    });
-    if (admitting) return null;
-    // Refused (never kept): `grant` is what was just read, and tells why; a live grant of a
-    // project being deleted is refused as unknown, and the collector finds no project.
+    const { grant, admitted } = await this.grants.through(
+      `${String(projectId)} ${publicKey}`,
+      async () => {
+        const found = await this.repo.grant(projectId, publicKey);
+        // A project scheduled for deletion takes no more events (the collector then answers 404).
+        return { grant: found, admitted: admits(found) && (await this.projectLive(projectId)) };
+      },
+      (answer) => answer.admitted,
+    );
+    if (admitted) return null;
+    // A live grant of a project being deleted is refused as unknown; the collector then
+    // finds no project.
     if (admits(grant)) return 'unknown_key';
     if (grant && grant.key_active === 1) return 'disabled';
     const setting = grant ? grant : await this.repo.find(projectId);

@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Actor } from '../../infra/auth/index.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../infra/errors/index.js';
-import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
-import { weakEtag } from '../../infra/http/response-headers.js';
+import { pageOf, setPaginationHeaders, weakEtag, type ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
 import { mapToken, mapUser, mapUserBasic, mapUserPublic, mapUserWithAdmin } from './identity.presenter.js';
 import * as S from './identity.schemas.js';

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { CompiledOnce, bumpEpoch, readEpoch, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, bumpEpoch, type Executor } from '../../infra/db/index.js';
 import type { PersonalAccessTokensTable } from '../../infra/db/tables/core.js';
 import type { UserRow } from './users.repository.js';
 
@@ -105,10 +105,6 @@ export class TokensRepository {
   async revoke(id: number): Promise<void> {
     await this.db.updateTable('personal_access_tokens').set({ revoked: 1 }).where('id', '=', id).execute();
     await bumpEpoch(this.db, 'credentials');
-  }
-
-  credentialsEpoch(): Promise<number> {
-    return readEpoch(this.db, 'credentials');
   }
 
   async touch(ids: readonly number[], at: number): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Clock } from '../../infra/clock.js';
 import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js';
-import type { Database, Executor } from '../../infra/db/index.js';
+import { EpochCache, type Database, type Executor } from '../../infra/db/index.js';
 import { API_SCOPES, type CredentialKind, type ResolvedToken } from '../../infra/auth/index.js';
 import { NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
 import { TokensRepository, type TokenKind, type TokenRow } from './tokens.repository.js';
@@ -49,12 +49,13 @@ export function validateScopes(scopes: readonly string[], allowed: readonly stri
 
 /**
  * Personal, impersonation, project and group access tokens. Secrets are random, prefixed
- * `bsp_` and stored as SHA-256 digests; a positive lookup is cached briefly, and only while the
- * credentials cache epoch (bumped by every revocation and block, in any process) holds; and `last_used_at` is written at most once a minute per token, in batches.
+ * `bsp_` and stored as SHA-256 digests. A found token is kept briefly, and only while the
+ * credentials cache epoch (bumped by every revocation and block, in any process) holds;
+ * `last_used_at` is written at most once a minute per token, in batches.
  */
 export class TokensService {
   private readonly tokens: TokensRepository;
-  private readonly cache = new Map<string, { value: ResolvedToken; epoch: number; until: number }>();
+  private readonly resolved: EpochCache<ResolvedToken | undefined>;
   private readonly lastTouched = new Map<number, number>();
   private readonly pendingTouches = new Set<number>();
   private flushTimer: NodeJS.Timeout | null = null;
@@ -64,6 +65,7 @@ export class TokensService {
     private readonly clock: Clock,
   ) {
     this.tokens = new TokensRepository(db);
+    this.resolved = new EpochCache({ db, epochs: ['credentials'], clock, ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX });
   }
 
   async create(
@@ -106,26 +108,23 @@ export class TokensService {
   /** The auth port: a secret to its token and owner, or null. */
   async resolve(secret: string): Promise<ResolvedToken | null> {
     const digest = digestToken(secret);
-    // Read before the token (once per event-loop turn): a revocation or block committed in
-    // between leaves an entry that the next read already refuses.
-    const epoch = await this.tokens.credentialsEpoch();
-    const now = this.clock.now();
-    const cached = this.cache.get(digest);
-    if (cached && cached.epoch === epoch && cached.until > now) return cached.value;
-    this.cache.delete(digest);
-    const found = await this.tokens.findByDigestWithUser(digest);
-    if (!found) return null;
-    const value: ResolvedToken = {
-      user: toActorUser(found.user),
-      kind: KIND_TO_CREDENTIAL[found.token.kind],
-      id: found.token.id,
-      scopes: found.token.scopes.split(' ').filter(Boolean),
-      expiresAt: found.token.expires_at,
-      revoked: found.token.revoked === 1,
-    };
-    if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(digest, { value, epoch, until: now + CACHE_TTL_MS });
-    return value;
+    const value = await this.resolved.through(
+      digest,
+      async () => {
+        const found = await this.tokens.findByDigestWithUser(digest);
+        if (!found) return undefined;
+        return {
+          user: toActorUser(found.user),
+          kind: KIND_TO_CREDENTIAL[found.token.kind],
+          id: found.token.id,
+          scopes: found.token.scopes.split(' ').filter(Boolean),
+          expiresAt: found.token.expires_at,
+          revoked: found.token.revoked === 1,
+        };
+      },
+      (resolved) => resolved !== undefined,
+    );
+    return value ?? null;
   }
 
   /** Queues a `last_used_at` write unless this token was written in the last minute. */
@@ -165,16 +164,15 @@ export class TokensService {
     return this.tokens.listForResource(kind, id);
   }
 
+  /** Cached lookups end everywhere with the credentials epoch the repository bumps. */
   async revoke(row: TokenRow): Promise<void> {
     await this.tokens.revoke(row.id);
-    this.forget(row.token_digest);
   }
 
   /** Revokes the token and issues a new one with the same name, scopes and owner. */
   async rotate(row: TokenRow, expiresAt: string | null | undefined): Promise<CreatedToken> {
     return this.db.transaction().execute(async (trx) => {
       await this.tokens.withExecutor(trx).revoke(row.id);
-      this.forget(row.token_digest);
       const defaultExpiry = new Date(this.clock.now() + 7 * 86_400_000).toISOString().slice(0, 10);
       return this.create(
         row.user_id,
@@ -190,9 +188,5 @@ export class TokensService {
         },
       );
     });
-  }
-
-  private forget(digest: string): void {
-    this.cache.delete(digest);
   }
 }

@@ -38,7 +38,7 @@ export function createOAuthModule(platform: Platform, deps: { identity: Identity
   const { config, clock } = platform;
   const issuer = config.externalUrl;
   const storage = new OAuthRepository(platform.db, platform.database.transact);
-  const tokens = new OAuthTokens(storage, clock);
+  const tokens = new OAuthTokens(storage, clock, platform.db);
   const applications = new ApplicationsService(storage, clock);
   const keys = new SigningKeys(storage, clock, config.secretKeyBase, issuer);
   const oidc = new OidcService(deps.identity.users, keys, issuer);

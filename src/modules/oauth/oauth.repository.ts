@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { CompiledOnce, bumpEpoch, isUniqueViolation, readEpoch, type Executor, type Transact } from '../../infra/db/index.js';
+import { CompiledOnce, bumpEpoch, isUniqueViolation, type Executor, type Transact } from '../../infra/db/index.js';
 import type {
   AccessTokenRow,
   ApplicationRow,
@@ -160,10 +160,6 @@ export class OAuthRepository implements OAuthStorage {
     if (!row) throw new Error('the token insert returned no row');
     // A new token is live: the columns left to their defaults are these.
     return { id: row.id, ...token, revoked: 0, rotated: 0, revoked_at: null };
-  }
-
-  credentialsEpoch(): Promise<number> {
-    return readEpoch(this.db, 'credentials');
   }
 
   async findTokenByAccessDigest(digest: string): Promise<TokenWithContext | undefined> {

@@ -63,8 +63,6 @@ export interface OAuthStorage {
 
   insertToken(token: NewAccessToken): Promise<AccessTokenRow>;
   findTokenByAccessDigest(digest: string): Promise<TokenWithContext | undefined>;
-  /** The credentials cache epoch (infra/db/epochs.ts): bumped by every revocation. */
-  credentialsEpoch(): Promise<number>;
   findTokenByRefreshDigest(digest: string): Promise<TokenWithApplication | undefined>;
   /** Revokes a row because its refresh token was exchanged; true for the one winner. */
   rotateToken(id: number, now: number): Promise<boolean>;

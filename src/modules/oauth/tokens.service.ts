@@ -1,6 +1,7 @@
 import type { ResolvedToken } from '../../infra/auth/index.js';
 import type { Clock } from '../../infra/clock.js';
 import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js';
+import { EpochCache, type Executor } from '../../infra/db/index.js';
 import { OAuthInvalidTokenError, UnauthorizedClientError } from '../../infra/errors/index.js';
 import { toActorUser } from '../identity/index.js';
 import { OAUTH_DEFAULTS } from './oauth.defaults.js';
@@ -40,28 +41,22 @@ export interface ActiveToken extends TokenWithContext {
  * and a cached answer costs one read of a counter instead of a three-table join.
  */
 export class OAuthTokens {
-  private readonly cache = new Map<string, { found: TokenWithContext; epoch: number; until: number }>();
+  private readonly found: EpochCache<TokenWithContext | undefined>;
 
   constructor(
     private readonly storage: OAuthStorage,
     private readonly clock: Clock,
-  ) {}
+    db: Executor,
+  ) {
+    this.found = new EpochCache({ db, epochs: ['credentials'], clock, ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX });
+  }
 
-  private async findByDigest(digest: string): Promise<TokenWithContext | undefined> {
-    const epoch = await this.storage.credentialsEpoch();
-    const now = this.clock.now();
-    const cached = this.cache.get(digest);
-    if (cached && cached.epoch === epoch && cached.until > now) return cached.found;
-    // The epoch is read before the token: a revocation committed in between leaves an
-    // entry that the next read of the epoch already refuses.
-    const found = await this.storage.findTokenByAccessDigest(digest);
-    if (!found) {
-      this.cache.delete(digest);
-      return undefined;
-    }
-    if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(digest, { found, epoch, until: now + CACHE_TTL_MS });
-    return found;
+  private findByDigest(digest: string): Promise<TokenWithContext | undefined> {
+    return this.found.through(
+      digest,
+      () => this.storage.findTokenByAccessDigest(digest),
+      (found) => found !== undefined,
+    );
   }
 
   async issue(storage: OAuthStorage, input: IssueInput): Promise<IssuedToken> {
