@@ -52,8 +52,8 @@ describe('OAuth authorization code and refresh flows', () => {
     assert.equal(body.token_type, 'bearer');
     assert.equal(body.expires_in, 7200);
     assert.equal(body.created_at, Math.floor(t.clock.now() / 1000));
-    assert.match(body.access_token, /^bso_[A-Za-z0-9_-]{43}$/);
-    assert.match(body.refresh_token, /^bsr_[A-Za-z0-9_-]{43}$/);
+    assert.match(body.access_token, /^bso_[1-9][0-9]*_[A-Za-z0-9_-]{43}$/);
+    assert.match(body.refresh_token, /^bsr_[1-9][0-9]*_[A-Za-z0-9_-]{43}$/);
     const me = await t.api('GET', '/user', { token: null, headers: { authorization: `Bearer ${body.access_token}` } });
     assert.equal(me.statusCode, 200);
     assert.equal(me.json().username, alice.user.username);
@@ -132,6 +132,27 @@ describe('OAuth authorization code and refresh flows', () => {
     });
     const viaQuery = await t.app.inject({ method: 'GET', url: `/oauth/token/info?access_token=${tokens.access_token}` });
     assert.equal(viaQuery.statusCode, 200);
+  });
+
+  it("a token's id with another secret, or the other kind's prefix, is refused everywhere", async () => {
+    const tokens = await issueTokens(t, cookie, confidential, { scope: 'api' });
+    const [, id, secret] = /^bso_([0-9]+)_(.+)$/.exec(tokens.access_token) ?? [];
+    assert.ok(id && secret);
+    const forged = `bso_${id}_${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+    assert.equal((await tokenInfo(t, forged)).statusCode, 401);
+    assert.equal((await t.api('GET', '/user', { token: null, headers: { authorization: `Bearer ${forged}` } })).statusCode, 401);
+    // The refresh secret of the same row does not pass as its access token, nor the other way round.
+    const refreshSecret = tokens.refresh_token.replace(/^bsr_[0-9]+_/, '');
+    assert.equal((await tokenInfo(t, `bso_${id}_${refreshSecret}`)).statusCode, 401);
+    const swapped = await tokenRequest(t, {
+      grant_type: 'refresh_token',
+      refresh_token: `bsr_${id}_${secret}`,
+      client_id: confidential.clientId,
+      client_secret: confidential.secret,
+    });
+    assert.equal(swapped.statusCode, 400);
+    assert.equal(swapped.json().error, 'invalid_grant');
+    assert.equal((await tokenInfo(t, tokens.access_token)).statusCode, 200, 'the real token still works');
   });
 
   it('token info of an unknown token is 401 invalid_token', async () => {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/infra/db/index.js';
-import { MIGRATION_LOCK_KEY } from '../../src/infra/db/migrator.js';
+import { MIGRATION_LOCK_KEY, migrateTo } from '../../src/infra/db/migrator.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
@@ -34,8 +34,13 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database: a temporary SQLite file, or a new PostgreSQL schema. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh, migrated database: a temporary SQLite file, or a new PostgreSQL schema. `upTo`
+ * stops after that migration (tests of a later one start from its data).
+ */
+export async function createTestDatabase(options: { upTo?: string } = {}): Promise<TestDatabase> {
+  const migrateIt = (handle: DatabaseHandle) =>
+    options.upTo === undefined ? migrateToLatest(handle.db, handle.dialect) : migrateTo(handle.db, handle.dialect, options.upTo);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'basalt-test-'));
   const sqliteFile = path.join(dataDir, 'basalt.sqlite3');
   if (testDialect() === 'postgres') {
@@ -45,7 +50,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     // Kysely's migrator lists the tables of every schema; a schema dropped at that moment
     // makes the listing fail, so drops take the migrations' advisory lock (migrator.ts).
     await withSchemaLock(url, (client) => client.query(`create schema ${schema}`));
-    await migrateToLatest(handle.db, handle.dialect);
+    await migrateIt(handle);
     return {
       handle,
       dataDir,
@@ -60,7 +65,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     };
   }
   const handle = openDatabase({ databaseUrl: null, sqliteFile, schema: null });
-  await migrateToLatest(handle.db, handle.dialect);
+  await migrateIt(handle);
   return {
     handle,
     dataDir,

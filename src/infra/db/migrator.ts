@@ -21,19 +21,28 @@ class ListedMigrations implements MigrationProvider {
  */
 export const MIGRATION_LOCK_KEY = 7_420_001;
 
-export async function migrateToLatest(db: Database, dialect: Dialect): Promise<string[]> {
-  if (dialect !== 'postgres') return runMigrations(db, dialect);
+export function migrateToLatest(db: Database, dialect: Dialect): Promise<string[]> {
+  return migrate(db, dialect, null);
+}
+
+/** Up to (and with) the migration named: for tests of a migration on data of the schema before it. */
+export function migrateTo(db: Database, dialect: Dialect, name: string): Promise<string[]> {
+  return migrate(db, dialect, name);
+}
+
+async function migrate(db: Database, dialect: Dialect, target: string | null): Promise<string[]> {
+  if (dialect !== 'postgres') return runMigrations(db, dialect, target);
   return db.connection().execute(async (connection) => {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
     try {
-      return await runMigrations(db, dialect);
+      return await runMigrations(db, dialect, target);
     } finally {
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
     }
   });
 }
 
-async function runMigrations(db: Database, dialect: Dialect): Promise<string[]> {
+async function runMigrations(db: Database, dialect: Dialect, target: string | null): Promise<string[]> {
   // Kysely looks for its bookkeeping tables in every schema unless told which; with several
   // schemas in one database (tests, tenants) it must be the connection's own.
   const schema =
@@ -45,7 +54,7 @@ async function runMigrations(db: Database, dialect: Dialect): Promise<string[]> 
     allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await (target === null ? migrator.migrateToLatest() : migrator.migrateTo(target));
   if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -19,18 +19,18 @@ import type {
 const changed = (result: { numUpdatedRows: bigint } | { numDeletedRows: bigint }): number =>
   Number('numUpdatedRows' in result ? result.numUpdatedRows : result.numDeletedRows);
 
-// The token lookups of every OAuth-authenticated request and of the refresh grant,
-// compiled once (docs/performance.md).
-const TOKEN_BY_ACCESS_DIGEST = new CompiledOnce(1, (db, digest: string) =>
+// The token lookups of every OAuth-authenticated request and of the refresh grant, by the
+// id a token carries (token-format.ts), compiled once (docs/performance.md).
+const TOKEN_WITH_OWNER = new CompiledOnce(1, (db, id: number) =>
   db
     .selectFrom('oauth_access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
     .innerJoin('oauth_applications as a', 'a.id', 't.application_id')
     .selectAll('t')
     .select(['u.username as u_username', 'u.is_admin as u_is_admin', 'u.state as u_state', 'u.bot as u_bot', 'a.uid as a_uid'])
-    .where('t.token_digest', '=', digest),
+    .where('t.id', '=', id),
 );
-const TOKEN_BY_REFRESH_DIGEST = new CompiledOnce(1, (db, digest: string) =>
+const TOKEN_WITH_APPLICATION = new CompiledOnce(1, (db, id: number) =>
   db
     .selectFrom('oauth_access_tokens as t')
     .innerJoin('oauth_applications as a', 'a.id', 't.application_id')
@@ -46,7 +46,7 @@ const TOKEN_BY_REFRESH_DIGEST = new CompiledOnce(1, (db, digest: string) =>
       'a.created_at as a_created_at',
       'a.updated_at as a_updated_at',
     ])
-    .where('t.refresh_digest', '=', digest),
+    .where('t.id', '=', id),
 );
 
 /** The columns of a new token, in the order INSERT_TOKEN takes them. */
@@ -162,8 +162,8 @@ export class OAuthRepository implements OAuthStorage {
     return { id: row.id, ...token, revoked: 0, rotated: 0, revoked_at: null };
   }
 
-  async findTokenByAccessDigest(digest: string): Promise<TokenWithContext | undefined> {
-    const row = await TOKEN_BY_ACCESS_DIGEST.first(this.db, digest);
+  async findTokenWithOwner(id: number): Promise<TokenWithContext | undefined> {
+    const row = await TOKEN_WITH_OWNER.first(this.db, id);
     if (!row) return undefined;
     const { u_username, u_is_admin, u_state, u_bot, a_uid, ...token } = row;
     return {
@@ -173,8 +173,8 @@ export class OAuthRepository implements OAuthStorage {
     };
   }
 
-  async findTokenByRefreshDigest(digest: string): Promise<TokenWithApplication | undefined> {
-    const row = await TOKEN_BY_REFRESH_DIGEST.first(this.db, digest);
+  async findTokenWithApplication(id: number): Promise<TokenWithApplication | undefined> {
+    const row = await TOKEN_WITH_APPLICATION.first(this.db, id);
     if (!row) return undefined;
     const { a_uid, a_name, a_redirect_uri, a_scopes, a_confidential, a_secret_digest, a_owner_id, a_created_at, a_updated_at, ...token } =
       row;
@@ -214,7 +214,11 @@ export class OAuthRepository implements OAuthStorage {
   /** Revokes the live tokens named, with the credentials epoch bumped in the same transaction when any was. */
   private revokeLive(which: { id: number } | { family: string }, now: number): Promise<number> {
     return this.atomically(async (repo) => {
-      const update = repo.db.updateTable('oauth_access_tokens').set({ revoked: 1, revoked_at: now }).where('revoked', '=', 0);
+      // `revoked = 0` stated literally: only then does SQLite use the live-family partial index.
+      const update = repo.db
+        .updateTable('oauth_access_tokens')
+        .set({ revoked: 1, revoked_at: now })
+        .where(sql<boolean>`revoked = 0`);
       const result = await (
         'id' in which ? update.where('id', '=', which.id) : update.where('family', '=', which.family)
       ).executeTakeFirstOrThrow();

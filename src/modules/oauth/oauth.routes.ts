@@ -54,7 +54,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
     allowCors(request, reply, CORS.token);
     const params = readParams(request.body ?? {});
     const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
-    await tokens.revoke(application, requireParam(params, 'token'), params.get('token_type_hint'));
+    await tokens.revoke(application, requireParam(params, 'token'));
     return noStore(reply).send({});
   });
 

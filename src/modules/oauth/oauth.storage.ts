@@ -43,7 +43,7 @@ export type NewSigningKey = Omit<SigningKeyRow, 'id'>;
 
 /**
  * The one narrow storage interface the provider's steps work through (CONVENTIONS.md rule 5).
- * Secrets arrive here only as digests. Every state change that two requests could race on
+ * Secrets arrive here only as digests; tokens are found by the row id they carry. Every state change that two requests could race on
  * is a conditional UPDATE whose affected-row count says who won, on SQLite and PostgreSQL.
  */
 export interface OAuthStorage {
@@ -62,8 +62,10 @@ export interface OAuthStorage {
   consumeGrant(id: number, now: number): Promise<boolean>;
 
   insertToken(token: NewAccessToken): Promise<AccessTokenRow>;
-  findTokenByAccessDigest(digest: string): Promise<TokenWithContext | undefined>;
-  findTokenByRefreshDigest(digest: string): Promise<TokenWithApplication | undefined>;
+  /** The token row of this id (a token carries it, token-format.ts) with its owner; the caller checks the secret. */
+  findTokenWithOwner(id: number): Promise<TokenWithContext | undefined>;
+  /** The token row of this id with its application; the caller checks the secret. */
+  findTokenWithApplication(id: number): Promise<TokenWithApplication | undefined>;
   /** Revokes a row because its refresh token was exchanged; true for the one winner. */
   rotateToken(id: number, now: number): Promise<boolean>;
   revokeToken(id: number, now: number): Promise<boolean>;

@@ -1,12 +1,12 @@
 import type { ResolvedToken } from '../../infra/auth/index.js';
 import type { Clock } from '../../infra/clock.js';
-import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js';
 import { EpochCache, type Executor } from '../../infra/db/index.js';
 import { OAuthInvalidTokenError, UnauthorizedClientError } from '../../infra/errors/index.js';
 import { toActorUser } from '../identity/index.js';
 import { OAUTH_DEFAULTS } from './oauth.defaults.js';
-import type { AccessTokenRow, ApplicationRow, OAuthStorage, TokenWithContext } from './oauth.storage.js';
+import type { AccessTokenRow, ApplicationRow, OAuthStorage, TokenWithApplication, TokenWithContext } from './oauth.storage.js';
 import { joinScopes, splitScopes } from './scopes.js';
+import { formatToken, newTokenSecret, parseToken, provesToken, type PresentedToken } from './token-format.js';
 
 const CACHE_TTL_MS = 5_000;
 const CACHE_MAX = 10_000;
@@ -33,8 +33,9 @@ export interface ActiveToken extends TokenWithContext {
 }
 
 /**
- * Access and refresh tokens: random 256-bit secrets with the `bso_`/`bsr_` prefixes, stored
- * only as SHA-256 digests (RFC 6749 §10.3; checklist B10), looked up in one indexed query.
+ * Access and refresh tokens: the id of their row and a random 256-bit secret, with the
+ * `bso_`/`bsr_` prefixes (token-format.ts); the secrets are stored only as SHA-256 digests
+ * (RFC 6749 §10.3; checklist B10). A token is read by primary key and proven by its secret.
  * A found token is kept a few seconds and used only while the credentials cache epoch reads
  * as it did when the token was read (infra/db/epochs.ts): every revocation, rotation or
  * blocked owner bumps it in the same transaction, so they hold at once in every process,
@@ -51,23 +52,36 @@ export class OAuthTokens {
     this.found = new EpochCache({ db, epochs: ['credentials'], clock, ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX });
   }
 
-  private findByDigest(digest: string): Promise<TokenWithContext | undefined> {
-    return this.found.through(
-      digest,
-      () => this.storage.findTokenByAccessDigest(digest),
-      (found) => found !== undefined,
+  /** The access token's row and owner when the secret proves it (kept while the epoch holds). */
+  private async findAccess(presented: PresentedToken): Promise<TokenWithContext | undefined> {
+    // Keyed by the secret's digest: a cached row is only ever handed to the holder of its secret.
+    const found = await this.found.through(
+      presented.digest,
+      async () => {
+        const row = await this.storage.findTokenWithOwner(presented.id);
+        return row && provesToken(presented, row.token.token_digest) ? row : undefined;
+      },
+      (row) => row !== undefined,
     );
+    return found?.token.id === presented.id ? found : undefined;
+  }
+
+  /** The refresh token's row and application when the secret proves it; read through `storage` (a transaction's). */
+  async findRefresh(storage: OAuthStorage, presented: PresentedToken): Promise<TokenWithApplication | undefined> {
+    if (presented.kind !== 'refresh') return undefined;
+    const row = await storage.findTokenWithApplication(presented.id);
+    return row && provesToken(presented, row.token.refresh_digest) ? row : undefined;
   }
 
   async issue(storage: OAuthStorage, input: IssueInput): Promise<IssuedToken> {
     const now = this.clock.now();
-    const accessToken = generateToken(TOKEN_PREFIX.oauthAccess, OAUTH_DEFAULTS.secretBytes);
-    const refreshToken = input.withRefresh ? generateToken(TOKEN_PREFIX.oauthRefresh, OAUTH_DEFAULTS.secretBytes) : null;
+    const access = newTokenSecret();
+    const refresh = input.withRefresh ? newTokenSecret() : null;
     const row = await storage.insertToken({
       application_id: input.application.id,
       user_id: input.userId,
-      token_digest: digestToken(accessToken),
-      refresh_digest: refreshToken ? digestToken(refreshToken) : null,
+      token_digest: access.digest,
+      refresh_digest: refresh ? refresh.digest : null,
       scopes: joinScopes(input.scopes),
       family: input.family,
       previous_id: input.previousId ?? null,
@@ -75,13 +89,18 @@ export class OAuthTokens {
       expires_at: now + OAUTH_DEFAULTS.accessTokenTtlSeconds * 1000,
       created_at: now,
     });
-    return { accessToken, refreshToken, row };
+    return {
+      accessToken: formatToken('access', row.id, access.secret),
+      refreshToken: refresh ? formatToken('refresh', row.id, refresh.secret) : null,
+      row,
+    };
   }
 
   /** The auth port (infra/auth): any found token; the hook itself rejects expired and revoked ones. */
   async resolve(secret: string): Promise<ResolvedToken | null> {
-    if (!secret.startsWith(TOKEN_PREFIX.oauthAccess)) return null;
-    const found = await this.findByDigest(digestToken(secret));
+    const presented = parseToken(secret);
+    if (presented?.kind !== 'access') return null;
+    const found = await this.findAccess(presented);
     if (!found) return null;
     return {
       user: toActorUser(found.user),
@@ -96,8 +115,9 @@ export class OAuthTokens {
 
   /** A live access token or null (unknown, revoked, expired, or its owner is blocked). */
   async active(secret: string | undefined): Promise<ActiveToken | null> {
-    if (secret === undefined || !secret.startsWith(TOKEN_PREFIX.oauthAccess)) return null;
-    const found = await this.findByDigest(digestToken(secret));
+    const presented = secret === undefined ? null : parseToken(secret);
+    if (presented?.kind !== 'access') return null;
+    const found = await this.findAccess(presented);
     if (!found || found.token.revoked === 1 || found.user.state !== 'active') return null;
     if (found.token.expires_at !== null && found.token.expires_at <= this.clock.now()) return null;
     return { ...found, scopes: splitScopes(found.token.scopes) };
@@ -110,35 +130,22 @@ export class OAuthTokens {
   }
 
   /**
-   * RFC 7009 §2.1: the token is looked up as the hint says first, then as the other kind; an
-   * unknown token is a success (§2.2). Another client's token is refused and left alone.
-   * Revoking a refresh token ends its whole family (§2.1 SHOULD; checklist B7); an access
-   * token's row carries its refresh token, so both end together.
+   * RFC 7009 §2.1: the token's prefix says what it is, so `token_type_hint` is not needed
+   * (§2.1 lets the server ignore it); an unknown token is a success (§2.2). Another client's
+   * token is refused and left alone. Revoking a refresh token ends its whole family (§2.1
+   * SHOULD; checklist B7); an access token's row carries its refresh token, so both end together.
    */
-  async revoke(application: ApplicationRow, secret: string, hint: string | undefined): Promise<void> {
-    const digest = digestToken(secret);
-    const byAccess = async () => (await this.storage.findTokenByAccessDigest(digest))?.token;
-    const byRefresh = async () => (await this.storage.findTokenByRefreshDigest(digest))?.token;
-    const asRefresh = hint === 'refresh_token' || secret.startsWith(TOKEN_PREFIX.oauthRefresh);
-    let token: AccessTokenRow | undefined;
-    let isRefresh = false;
-    if (asRefresh) {
-      token = await byRefresh();
-      isRefresh = token !== undefined;
-      token ??= await byAccess();
-    } else {
-      token = await byAccess();
-      if (!token) {
-        token = await byRefresh();
-        isRefresh = token !== undefined;
-      }
-    }
+  async revoke(application: ApplicationRow, secret: string): Promise<void> {
+    const presented = parseToken(secret);
+    if (!presented) return;
+    const token =
+      presented.kind === 'access' ? (await this.findAccess(presented))?.token : (await this.findRefresh(this.storage, presented))?.token;
     if (!token) return;
     if (token.application_id !== application.id) {
       throw new UnauthorizedClientError('You are not authorized to revoke this token', 403);
     }
     const now = this.clock.now();
-    if (isRefresh) await this.storage.revokeFamily(token.family, now);
+    if (presented.kind === 'refresh') await this.storage.revokeFamily(token.family, now);
     else await this.storage.revokeToken(token.id, now);
   }
 
@@ -148,13 +155,13 @@ export class OAuthTokens {
    */
   async introspect(application: ApplicationRow, secret: string): Promise<Record<string, unknown>> {
     const inactive = { active: false };
-    const digest = digestToken(secret);
     const asAccess = await this.active(secret);
     if (asAccess) {
       if (asAccess.token.application_id !== application.id) return inactive;
       return this.describe(asAccess.token, asAccess.applicationUid, asAccess.user.username, 'access_token');
     }
-    const asRefresh = secret.startsWith(TOKEN_PREFIX.oauthRefresh) ? await this.storage.findTokenByRefreshDigest(digest) : undefined;
+    const presented = parseToken(secret);
+    const asRefresh = presented ? await this.findRefresh(this.storage, presented) : undefined;
     if (!asRefresh || asRefresh.token.revoked === 1 || asRefresh.token.application_id !== application.id) return inactive;
     return this.describe(asRefresh.token, asRefresh.application.uid, null, 'refresh_token');
   }
