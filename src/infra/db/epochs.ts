@@ -39,9 +39,20 @@ async function readNow(db: Executor, name: EpochName): Promise<number> {
   return Number((await READ.first(db, name))?.value ?? 0);
 }
 
+/**
+ * Counters bumped by each open transaction. A commit needs to move a counter once, however
+ * many of its writes bump it (a shared commit of infra/db/write-batcher.ts holds dozens of
+ * refresh grants): any change ends the cached answers of the old value. A read inside the
+ * transaction forgets the mark, so a write after it moves the counter past what it read.
+ */
+const bumpedIn = new WeakMap<Executor, Set<EpochName>>();
+
 export function readEpoch(db: Executor, name: EpochName): Promise<number> {
   // Inside a transaction the read is the transaction's own.
-  if (db.isTransaction) return readNow(db, name);
+  if (db.isTransaction) {
+    bumpedIn.get(db)?.delete(name);
+    return readNow(db, name);
+  }
   const adapter = db.getExecutor().adapter;
   let turn = readThisTurn.get(adapter);
   if (!turn) {
@@ -58,6 +69,12 @@ export function readEpoch(db: Executor, name: EpochName): Promise<number> {
 }
 
 export async function bumpEpoch(db: Executor, name: EpochName): Promise<void> {
+  if (db.isTransaction) {
+    let bumped = bumpedIn.get(db);
+    if (bumped?.has(name)) return;
+    if (!bumped) bumpedIn.set(db, (bumped = new Set()));
+    bumped.add(name);
+  }
   await BUMP.rows(db, name);
   // Reads later in this turn go to the database (and wait there for this commit).
   readThisTurn.get(db.getExecutor().adapter)?.delete(name);

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { header } from '../../infra/auth/index.js';
 import { constantTimeEqual, digestToken } from '../../infra/crypto.js';
 import { InvalidClientError, InvalidRequestError } from '../../infra/errors/index.js';
-import type { ApplicationRow, OAuthStorage } from './oauth.storage.js';
+import type { ApplicationRow, ClientApplication, OAuthStorage } from './oauth.storage.js';
 import type { OAuthParams } from './params.js';
 
 export interface ClientCredentials {
@@ -46,7 +46,7 @@ export function readClientCredentials(request: FastifyRequest, params: OAuthPara
  * (PKCE then binds the code) but a secret they do send must be right. Secrets are compared
  * as digests in constant time.
  */
-export function checkClient(app: ApplicationRow | undefined, credentials: ClientCredentials): ApplicationRow {
+export function checkClient<App extends ClientApplication>(app: App | undefined, credentials: ClientCredentials): App {
   if (!app || credentials.clientId === undefined) throw new InvalidClientError();
   if (credentials.clientSecret === undefined) {
     if (app.confidential === 1) throw new InvalidClientError();

@@ -30,9 +30,28 @@ export interface TokenWithContext {
   applicationUid: string;
 }
 
+/** What client authentication, and a token issued to the client, need of its application. */
+export type ClientApplication = Pick<ApplicationRow, 'id' | 'uid' | 'confidential' | 'secret_digest'>;
+
+/** A token row as the refresh grant, revocation and introspection read it (the columns they use). */
+export type RefreshableToken = Pick<
+  AccessTokenRow,
+  | 'id'
+  | 'application_id'
+  | 'user_id'
+  | 'refresh_digest'
+  | 'scopes'
+  | 'family'
+  | 'redirect_uri'
+  | 'expires_at'
+  | 'revoked'
+  | 'rotated'
+  | 'created_at'
+>;
+
 export interface TokenWithApplication {
-  token: AccessTokenRow;
-  application: ApplicationRow;
+  token: RefreshableToken;
+  application: ClientApplication;
 }
 
 export type NewApplication = Omit<ApplicationRow, 'id'>;

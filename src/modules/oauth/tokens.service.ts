@@ -4,7 +4,14 @@ import { EpochCache, type Executor } from '../../infra/db/index.js';
 import { OAuthInvalidTokenError, UnauthorizedClientError } from '../../infra/errors/index.js';
 import { toActorUser } from '../identity/index.js';
 import { OAUTH_DEFAULTS } from './oauth.defaults.js';
-import type { AccessTokenRow, ApplicationRow, OAuthStorage, TokenWithApplication, TokenWithContext } from './oauth.storage.js';
+import type {
+  AccessTokenRow,
+  ClientApplication,
+  OAuthStorage,
+  RefreshableToken,
+  TokenWithApplication,
+  TokenWithContext,
+} from './oauth.storage.js';
 import { joinScopes, splitScopes } from './scopes.js';
 import { formatToken, newTokenSecret, parseToken, provesToken, type PresentedToken } from './token-format.js';
 
@@ -12,7 +19,7 @@ const CACHE_TTL_MS = 5_000;
 const CACHE_MAX = 10_000;
 
 export interface IssueInput {
-  application: ApplicationRow;
+  application: ClientApplication;
   userId: number;
   scopes: readonly string[];
   family: string;
@@ -135,7 +142,7 @@ export class OAuthTokens {
    * token is refused and left alone. Revoking a refresh token ends its whole family (§2.1
    * SHOULD; checklist B7); an access token's row carries its refresh token, so both end together.
    */
-  async revoke(application: ApplicationRow, secret: string): Promise<void> {
+  async revoke(application: ClientApplication, secret: string): Promise<void> {
     const presented = parseToken(secret);
     if (!presented) return;
     const token =
@@ -153,7 +160,7 @@ export class OAuthTokens {
    * RFC 7662 for the authenticated client's own tokens: anything else, and any token that is
    * not live, is only `{active: false}` (checklist B12).
    */
-  async introspect(application: ApplicationRow, secret: string): Promise<Record<string, unknown>> {
+  async introspect(application: ClientApplication, secret: string): Promise<Record<string, unknown>> {
     const inactive = { active: false };
     const asAccess = await this.active(secret);
     if (asAccess) {
@@ -166,7 +173,7 @@ export class OAuthTokens {
     return this.describe(asRefresh.token, asRefresh.application.uid, null, 'refresh_token');
   }
 
-  private describe(token: AccessTokenRow, clientId: string, username: string | null, kind: string): Record<string, unknown> {
+  private describe(token: RefreshableToken, clientId: string, username: string | null, kind: string): Record<string, unknown> {
     return {
       active: true,
       scope: token.scopes,

@@ -1,11 +1,11 @@
 import type { Clock } from '../../../infra/clock.js';
 import type { ClientCredentials } from '../client-auth.js';
-import type { ApplicationRow, OAuthStorage } from '../oauth.storage.js';
+import type { ClientApplication, OAuthStorage } from '../oauth.storage.js';
 import type { OAuthParams } from '../params.js';
 import type { OAuthTokens } from '../tokens.service.js';
 
 export interface IdTokenRequest {
-  application: ApplicationRow;
+  application: ClientApplication;
   userId: number;
   scopes: readonly string[];
   nonce: string | null;

@@ -1,7 +1,7 @@
 import { InvalidGrantError, InvalidScopeError, OAuthError } from '../../../infra/errors/index.js';
 import { authenticateClient, checkClient } from '../client-auth.js';
 import { mapTokenResponse } from '../oauth.presenter.js';
-import type { ApplicationRow, OAuthStorage } from '../oauth.storage.js';
+import type { ClientApplication, OAuthStorage } from '../oauth.storage.js';
 import { requireParam } from '../params.js';
 import { parseScope, splitScopes } from '../scopes.js';
 import { parseToken } from '../token-format.js';
@@ -10,7 +10,7 @@ import type { GrantContext, TokenResponse } from './grant-context.js';
 
 /** What the transaction of a refresh came to; refusals are values, so a shared commit is not rolled back for them. */
 type Outcome =
-  | { issued: IssuedToken; application: ApplicationRow; scopes: string[] }
+  | { issued: IssuedToken; application: ClientApplication; scopes: string[] }
   | { refused: OAuthError }
   /** No such refresh token for this client: the client is authenticated on its own first (§10.4). */
   | { unknown: true };
@@ -42,7 +42,7 @@ export async function refreshTokenGrant(ctx: GrantContext): Promise<TokenRespons
 async function exchange(ctx: GrantContext, storage: OAuthStorage, presented: NonNullable<ReturnType<typeof parseToken>>): Promise<Outcome> {
   const found = await ctx.tokens.findRefresh(storage, presented);
   if (!found || ctx.credentials.clientId !== found.application.uid) return { unknown: true };
-  let application: ApplicationRow;
+  let application: ClientApplication;
   try {
     application = checkClient(found.application, ctx.credentials);
   } catch (error) {
