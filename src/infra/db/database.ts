@@ -84,7 +84,7 @@ function openSqlite(file: string): DatabaseHandle {
   // the 2 MB default: on a virtual machine each system call is a measurable share of a
   // small query (docs/performance.md). Neither changes what is durable.
   sqlite.pragma('mmap_size = 268435456');
-  sqlite.pragma('cache_size = -65536');
+  sqlite.pragma('cache_size = -2000');
   // Checkpoints run on a worker thread (infra/db/checkpointer.ts); this one only if it lags.
   sqlite.pragma('wal_autocheckpoint = 10000');
   const checkpointer = new BackgroundCheckpointer(file);
