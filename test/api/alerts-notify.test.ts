@@ -105,6 +105,13 @@ describe('alert receiver (notify endpoints)', () => {
     assert.ok(Date.parse(alert.started_at) >= before - 1000);
     assert.deepEqual(alert.custom_fields, { nested: { deep: [1, { x: true }] }, team: 'db' });
     assert.equal(alert.event_count, 1);
+    // The values are stored once, in the payload; the row names where they are.
+    const row = await t.database.handle.db
+      .selectFrom('alerts')
+      .select('custom_fields')
+      .where('id', '=', alert.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(row.custom_fields), [['nested'], ['team']]);
   });
 
   it('generic fields: severities case-insensitive with unknown kept, hosts, bounds on lengths', async () => {

@@ -4,6 +4,7 @@ import type { AlertRow, AlertSettingsRow } from './alerts.repository.js';
 import { alertPagePath } from './incidents.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { readExample, readMappings } from './mappings.js';
+import { customFieldsOf } from './normalize.common.js';
 
 /** Where an integration receives alerts (SPEC "Alert receiver"; reference A10 for HTTP). */
 export function integrationUrl(row: IntegrationRow, project: ProjectRow, externalUrl: string): string {
@@ -41,6 +42,7 @@ export function mapAlert(
   extras: { integration?: IntegrationRow | undefined; issueIid?: number | null | undefined } = {},
 ) {
   const integration = extras.integration;
+  const payload = JSON.parse(row.payload) as unknown;
   return {
     id: row.id,
     iid: row.iid,
@@ -64,8 +66,8 @@ export function mapAlert(
     issue_iid: extras.issueIid ?? null,
     issue_id: row.issue_id,
     integration: integration ? { id: integration.id, name: integration.name, type: integration.type } : null,
-    custom_fields: JSON.parse(row.custom_fields) as unknown,
-    payload: JSON.parse(row.payload) as unknown,
+    custom_fields: customFieldsOf(payload, JSON.parse(row.custom_fields)),
+    payload,
     details_url: `${externalUrl}${alertPagePath(project.id, row.iid)}`,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),

@@ -155,7 +155,7 @@ export class IngestService {
       incident_markdown: item.incidentMarkdown,
       // A generic alert's payload is the whole body: stored as the text it came in.
       payload: item.payload === ctx.payload && ctx.receivedText !== undefined ? ctx.receivedText : JSON.stringify(item.payload),
-      custom_fields: JSON.stringify(item.customFields),
+      custom_fields: JSON.stringify(item.customFieldPaths),
       issue_id: null,
       created_at: now,
       updated_at: now,

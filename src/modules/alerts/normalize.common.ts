@@ -18,7 +18,28 @@ export interface NormalizedAlert {
   yLabel: string | null;
   incidentMarkdown: string | null;
   payload: unknown;
-  customFields: Record<string, unknown>;
+  /**
+   * Where the custom fields sit in `payload` (each a path of keys from its root): the alert
+   * keeps these paths and reads the values from the stored payload (customFieldsOf), so a
+   * large custom field is stored once, not twice.
+   */
+  customFieldPaths: string[][];
+}
+
+/**
+ * An alert's custom fields, by the last key of each stored path, read from its payload. Rows
+ * stored before the paths were (an object of values rather than an array of paths) are
+ * returned as they are.
+ */
+export function customFieldsOf(payload: unknown, stored: unknown): Record<string, unknown> {
+  if (!Array.isArray(stored)) return isObject(stored) ? stored : {};
+  const fields: Record<string, unknown> = {};
+  for (const path of stored as unknown[]) {
+    if (!Array.isArray(path) || path.length === 0 || !path.every((key) => typeof key === 'string')) continue;
+    const value = dig(payload, path);
+    if (value !== undefined) fields[path[path.length - 1] as string] = value;
+  }
+  return fields;
 }
 
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info', 'unknown'] as const;

@@ -65,9 +65,9 @@ export function normalizeGeneric(payload: JsonObject, options: GenericOptions): 
 
   const endedAt = parseTime(read('end_time'));
   const explicitFingerprint = fingerprintOf(read('fingerprint'));
-  const customFields: JsonObject = {};
-  for (const [key, value] of Object.entries(payload)) {
-    if (!(GENERIC_KEYS as readonly string[]).includes(key)) customFields[key] = value;
+  const customFieldPaths: string[][] = [];
+  for (const key of Object.keys(payload)) {
+    if (!(GENERIC_KEYS as readonly string[]).includes(key)) customFieldPaths.push([key]);
   }
   return {
     title: boundedText(read('title'), LIMITS.title) ?? DEFAULT_TITLE,
@@ -87,7 +87,7 @@ export function normalizeGeneric(payload: JsonObject, options: GenericOptions): 
     yLabel: null,
     incidentMarkdown: null,
     payload,
-    customFields,
+    customFieldPaths,
   };
 }
 

@@ -94,9 +94,9 @@ export function normalizePrometheusItem(item: JsonObject, now: number): Normaliz
   const ended = endedAt !== null && endedAt > 0 && endedAt <= now;
   const annotations = isObject(item.annotations) ? item.annotations : {};
   const titleKey = textOfKey(annotations, 'title') ? 'title' : textOfKey(annotations, 'summary') ? 'summary' : null;
-  const customFields: JsonObject = {};
-  for (const [key, value] of Object.entries(annotations)) {
-    if (!KNOWN_ANNOTATIONS.includes(key) && key !== titleKey) customFields[key] = value;
+  const customFieldPaths: string[][] = [];
+  for (const key of Object.keys(annotations)) {
+    if (!KNOWN_ANNOTATIONS.includes(key) && key !== titleKey) customFieldPaths.push(['annotations', key]);
   }
   return {
     title,
@@ -124,7 +124,7 @@ export function normalizePrometheusItem(item: JsonObject, now: number): Normaliz
     ),
     incidentMarkdown: boundedText(annotations.service_incident_markdown, LIMITS.incidentMarkdown),
     payload: item,
-    customFields,
+    customFieldPaths,
   };
 }
 
