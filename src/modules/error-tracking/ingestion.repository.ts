@@ -88,7 +88,7 @@ const INSERT_EVENT = new CompiledOnce(
         description,
         payload,
       })
-      .onConflict((oc) => oc.columns(['project_id', 'event_id']).doNothing())
+      .onConflict((oc) => oc.columns(['error_id', 'event_id']).doNothing())
       .returning('id'),
 );
 
@@ -119,7 +119,7 @@ export class IngestionRepository {
     return row.id;
   }
 
-  /** `false` when the project already has an event with this id (an SDK retry). */
+  /** `false` when the error already has an event with this id (an SDK retry, which groups the same way). */
   async insertEvent(projectId: number, errorId: number, event: NormalizedEvent, payload: string, now: number): Promise<boolean> {
     const row = await INSERT_EVENT.first(
       this.db,

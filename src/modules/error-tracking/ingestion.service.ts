@@ -70,7 +70,7 @@ export class IngestionService {
     try {
       await this.transaction(projectId, batch, now);
     } catch (error) {
-      // An event id seen before is an SDK retry: keep the first copy, count it once, and
+      // An event id the error has seen before is an SDK retry: keep the first copy, count it once, and
       // still record the sessions that came with it.
       if (!(error instanceof DuplicateEvent)) throw error;
       if (batch.sessions.length > 0) await this.transaction(projectId, { event: null, sessions: batch.sessions }, now);

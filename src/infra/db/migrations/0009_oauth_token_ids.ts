@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { bool, text, ts, type AnyDb, type MigrationFactory } from './helpers.js';
+import { atomically, bool, rebuildSqliteTable, text, ts, type AnyDb, type MigrationFactory } from './helpers.js';
 
 /**
  * OAuth tokens carry their row id (`bso_<id>_<secret>`, docs/decisions.md "OAuth token
@@ -38,45 +38,41 @@ export const oauthTokenIdsMigration: MigrationFactory = (dialect) => ({
   },
 });
 
-/** PostgreSQL migrations already run in a transaction (transactional DDL); SQLite's do not. */
-function atomically(db: AnyDb, work: (trx: AnyDb) => Promise<void>): Promise<void> {
-  return db.isTransaction ? work(db) : db.transaction().execute(work);
-}
-
-/**
- * SQLite cannot drop a column's UNIQUE constraint: the table is rebuilt as its documented
- * procedure says (new table, copy, drop, rename, indexes again). No other table refers to
- * this one, so foreign keys stay on; the AUTOINCREMENT sequence is carried over so ids are
- * never reused.
- */
 async function rebuildWithoutUniqueDigests(trx: AnyDb): Promise<void> {
-  await trx.schema
-    .createTable('oauth_access_tokens_rebuilt')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('application_id', 'bigint', (c) => c.notNull().references('oauth_applications.id').onDelete('cascade'))
-    .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
-    .addColumn('token_digest', text, (c) => c.notNull())
-    .addColumn('refresh_digest', text)
-    .addColumn('scopes', text, (c) => c.notNull())
-    .addColumn('family', text, (c) => c.notNull())
-    .addColumn('previous_id', 'bigint')
-    .addColumn('redirect_uri', text)
-    .addColumn('expires_at', ts)
-    .addColumn('revoked', bool, (c) => c.notNull().defaultTo(0))
-    .addColumn('rotated', bool, (c) => c.notNull().defaultTo(0))
-    .addColumn('revoked_at', ts)
-    .addColumn('created_at', ts, (c) => c.notNull())
-    .execute();
-  await sql`insert into oauth_access_tokens_rebuilt select id, application_id, user_id, token_digest, refresh_digest, scopes, family,
-    previous_id, redirect_uri, expires_at, revoked, rotated, revoked_at, created_at from oauth_access_tokens`.execute(trx);
-  const sequence = await sql<{ seq: number }>`select seq from sqlite_sequence where name = 'oauth_access_tokens'`.execute(trx);
-  await trx.schema.dropTable('oauth_access_tokens').execute();
-  await sql`alter table oauth_access_tokens_rebuilt rename to oauth_access_tokens`.execute(trx);
-  // The old sequence is at least the largest id copied (rows may have been deleted since).
-  const seq = sequence.rows[0]?.seq;
-  if (seq !== undefined) {
-    await sql`delete from sqlite_sequence where name = 'oauth_access_tokens'`.execute(trx);
-    await sql`insert into sqlite_sequence (name, seq) values ('oauth_access_tokens', ${seq})`.execute(trx);
-  }
+  const columns = [
+    'id',
+    'application_id',
+    'user_id',
+    'token_digest',
+    'refresh_digest',
+    'scopes',
+    'family',
+    'previous_id',
+    'redirect_uri',
+    'expires_at',
+    'revoked',
+    'rotated',
+    'revoked_at',
+    'created_at',
+  ];
+  // The digests lose their UNIQUE constraints; everything else is as 0003 made it.
+  await rebuildSqliteTable(trx, 'oauth_access_tokens', columns, (name) =>
+    trx.schema
+      .createTable(name)
+      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+      .addColumn('application_id', 'bigint', (c) => c.notNull().references('oauth_applications.id').onDelete('cascade'))
+      .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('token_digest', text, (c) => c.notNull())
+      .addColumn('refresh_digest', text)
+      .addColumn('scopes', text, (c) => c.notNull())
+      .addColumn('family', text, (c) => c.notNull())
+      .addColumn('previous_id', 'bigint')
+      .addColumn('redirect_uri', text)
+      .addColumn('expires_at', ts)
+      .addColumn('revoked', bool, (c) => c.notNull().defaultTo(0))
+      .addColumn('rotated', bool, (c) => c.notNull().defaultTo(0))
+      .addColumn('revoked_at', ts)
+      .addColumn('created_at', ts, (c) => c.notNull()),
+  );
   await trx.schema.createIndex('oauth_access_tokens_user').on('oauth_access_tokens').column('user_id').execute();
 }

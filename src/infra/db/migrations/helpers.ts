@@ -1,6 +1,6 @@
 // Frozen helpers for migrations: they never import application types, so an old
 // migration keeps meaning what it meant when it shipped.
-import type { ColumnDefinitionBuilder, CreateTableBuilder, Kysely, Migration } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, type Migration } from 'kysely';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 // Migrations run against a schema that is still being built, so they use an untyped handle.
@@ -24,4 +24,37 @@ export const text = 'text' as const;
 
 export function references(table: string, onDelete: 'cascade' | 'set null' | 'restrict' = 'cascade') {
   return (c: ColumnDefinitionBuilder) => c.references(`${table}.id`).onDelete(onDelete);
+}
+
+/** `work` in a transaction: PostgreSQL migrations already run in one (transactional DDL); SQLite's do not. */
+export function atomically(db: AnyDb, work: (trx: AnyDb) => Promise<void>): Promise<void> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
+}
+
+/**
+ * SQLite's documented procedure for changing a table's constraints: create the new shape
+ * under another name (`create` receives that name), copy every row, drop the old table,
+ * rename, and carry the AUTOINCREMENT sequence over so ids are never reused. The caller
+ * recreates the indexes afterwards. Only for tables no other table refers to (foreign keys
+ * stay on). Run it inside `atomically`.
+ */
+export async function rebuildSqliteTable(
+  trx: AnyDb,
+  table: string,
+  columns: readonly string[],
+  create: (name: string) => { execute(): Promise<unknown> },
+): Promise<void> {
+  const rebuilt = `${table}_rebuilt`;
+  const list = sql.raw(columns.join(', '));
+  await create(rebuilt).execute();
+  await sql`insert into ${sql.table(rebuilt)} (${list}) select ${list} from ${sql.table(table)}`.execute(trx);
+  const sequence = await sql<{ seq: number }>`select seq from sqlite_sequence where name = ${table}`.execute(trx);
+  await trx.schema.dropTable(table).execute();
+  await sql`alter table ${sql.table(rebuilt)} rename to ${sql.table(table)}`.execute(trx);
+  // The old sequence is at least the largest id copied (rows may have been deleted since).
+  const seq = sequence.rows[0]?.seq;
+  if (seq !== undefined) {
+    await sql`delete from sqlite_sequence where name = ${table}`.execute(trx);
+    await sql`insert into sqlite_sequence (name, seq) values (${table}, ${seq})`.execute(trx);
+  }
 }

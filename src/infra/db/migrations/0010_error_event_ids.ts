@@ -1,0 +1,65 @@
+import { sql } from 'kysely';
+import { atomically, rebuildSqliteTable, text, ts, type AnyDb, type MigrationFactory } from './helpers.js';
+
+/**
+ * An event id is unique per error instead of per project (docs/decisions.md "Error
+ * tracking"): an SDK retry carries the same payload, so it groups onto the same error and is
+ * still stored once. Event ids are random, so the per-project index took a write to a random
+ * page for every event; the per-error one takes the new error's events in order at the end
+ * of the index. SQLite cannot drop a table constraint, so there the table is rebuilt (its
+ * documented procedure; no table refers to this one). On a large events table this copies
+ * every row once: see docs/operations.md "Upgrading".
+ */
+export const errorEventIdsMigration: MigrationFactory = (dialect) => ({
+  async up(db: AnyDb) {
+    await atomically(db, async (trx) => {
+      if (dialect === 'postgres') {
+        await sql`alter table error_tracking_error_events drop constraint et_events_project_event`.execute(trx);
+      } else {
+        await rebuildEvents(trx);
+      }
+      await sql`create unique index et_events_error_event on error_tracking_error_events (error_id, event_id)`.execute(trx);
+    });
+  },
+  async down(db: AnyDb) {
+    await atomically(db, async (trx) => {
+      await sql`drop index et_events_error_event`.execute(trx);
+      await sql`create unique index et_events_project_event on error_tracking_error_events (project_id, event_id)`.execute(trx);
+    });
+  },
+});
+
+async function rebuildEvents(trx: AnyDb): Promise<void> {
+  const columns = [
+    'id',
+    'project_id',
+    'error_id',
+    'event_id',
+    'occurred_at',
+    'received_at',
+    'level',
+    'environment',
+    'release',
+    'user_identifier',
+    'description',
+    'payload',
+  ];
+  await rebuildSqliteTable(trx, 'error_tracking_error_events', columns, (name) =>
+    trx.schema
+      .createTable(name)
+      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+      .addColumn('project_id', 'bigint', (c) => c.notNull())
+      .addColumn('error_id', 'bigint', (c) => c.notNull().references('error_tracking_errors.id').onDelete('cascade'))
+      .addColumn('event_id', text, (c) => c.notNull())
+      .addColumn('occurred_at', ts, (c) => c.notNull())
+      .addColumn('received_at', ts, (c) => c.notNull())
+      .addColumn('level', text, (c) => c.notNull())
+      .addColumn('environment', text)
+      .addColumn('release', text)
+      .addColumn('user_identifier', text)
+      .addColumn('description', text, (c) => c.notNull())
+      .addColumn('payload', text, (c) => c.notNull()),
+  );
+  await trx.schema.createIndex('et_events_error_time').on('error_tracking_error_events').columns(['error_id', 'occurred_at']).execute();
+  await trx.schema.createIndex('et_events_time').on('error_tracking_error_events').columns(['occurred_at', 'id']).execute();
+}

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { migrateToLatest } from '../../src/infra/db/index.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+// 0010 makes event ids unique per error instead of per project (a table rebuild on SQLite):
+// events stored before it must come through, ids must not be reused.
+describe('migration 0010_error_event_ids on a database with events', () => {
+  let database: TestDatabase;
+  let projectId: number;
+  let errorIds: number[];
+  const now = 1_700_000_000_000;
+
+  const event = (errorId: number, eventId: string) => ({
+    project_id: projectId,
+    error_id: errorId,
+    event_id: eventId,
+    occurred_at: now,
+    received_at: now,
+    level: 'error',
+    environment: null,
+    release: null,
+    user_identifier: null,
+    description: 'boom',
+    payload: '{}',
+  });
+
+  before(async () => {
+    database = await createTestDatabase({ upTo: '0009_oauth_token_ids' });
+    const db = database.handle.db;
+    const namespace = await db
+      .insertInto('namespaces')
+      .values({
+        kind: 'group',
+        name: 'g',
+        path: 'g',
+        full_path: 'g',
+        full_path_lower: 'g',
+        parent_id: null,
+        owner_id: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const project = await db
+      .insertInto('projects')
+      .values({
+        namespace_id: namespace.id,
+        name: 'p',
+        path: 'p',
+        full_path: 'g/p',
+        full_path_lower: 'g/p',
+        repository_storage: 'default',
+        creator_id: null,
+        last_activity_at: now,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    projectId = Number(project.id);
+    const errorRow = (fingerprint: string) => ({
+      project_id: projectId,
+      fingerprint,
+      title: 'Error',
+      name: 'Error',
+      description: 'boom',
+      culprit: 'here',
+      platform: 'node',
+      events_count: 1,
+      first_seen_at: now,
+      last_seen_at: now,
+      issue_iid: null,
+      created_at: now,
+      updated_at: now,
+    });
+    const errors = await db
+      .insertInto('error_tracking_errors')
+      .values([errorRow('a'), errorRow('b')])
+      .returning('id')
+      .execute();
+    errorIds = errors.map((e) => Number(e.id));
+    await db
+      .insertInto('error_tracking_error_events')
+      .values([event(errorIds[0] as number, 'e1'), event(errorIds[0] as number, 'e2'), event(errorIds[1] as number, 'e3')])
+      .execute();
+    await db.deleteFrom('error_tracking_error_events').where('event_id', '=', 'e3').execute();
+    await migrateToLatest(db, database.handle.dialect);
+  });
+  after(() => database.drop());
+
+  it('keeps every event', async () => {
+    const rows = await database.handle.db
+      .selectFrom('error_tracking_error_events')
+      .select(['error_id', 'event_id'])
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => [Number(r.error_id), r.event_id]),
+      [
+        [errorIds[0], 'e1'],
+        [errorIds[0], 'e2'],
+      ],
+    );
+  });
+
+  it('refuses an event id twice for one error, takes it for another, and never reuses an id', async () => {
+    const db = database.handle.db;
+    const [first, second] = errorIds as [number, number];
+    await assert.rejects(db.insertInto('error_tracking_error_events').values(event(first, 'e1')).execute());
+    const inserted = await db
+      .insertInto('error_tracking_error_events')
+      .values(event(second, 'e1'))
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    assert.ok(Number(inserted.id) > 3, `id ${inserted.id} comes after the deleted event's 3`);
+  });
+});
