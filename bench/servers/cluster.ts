@@ -1,6 +1,6 @@
 // Starts the built server (`node dist/main.js`, as `npm start` does) with WORKERS=N on
 // PostgreSQL in a fresh schema, for the scale-out figures. Prints {"port": N} when ready.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -19,6 +19,9 @@ await client.end();
 const databaseUrl = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
 const port = 20000 + Math.floor(Math.random() * 10000);
 const root = path.resolve(import.meta.dirname, '..', '..');
+// What `npm start` runs: build dist/ first when it is missing or older than the sources.
+const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs'), '--if-stale'], { cwd: root, stdio: 'inherit' });
+if (build.status !== 0) throw new Error('building dist/ failed');
 const child = spawn(process.execPath, [path.join(root, 'dist', 'main.js')], {
   cwd: root,
   env: {
@@ -45,6 +48,10 @@ for (let i = 0; i < 300 && seen.size < Number(workers); i += 1) {
     // not listening yet
   }
   if (seen.size < Number(workers)) await new Promise((r) => setTimeout(r, 100));
+}
+if (seen.size < Number(workers)) {
+  child.kill('SIGTERM');
+  throw new Error(`the server with WORKERS=${workers} did not answer GET /api/v4/user with 200 within 30 s`);
 }
 process.stdout.write(
   `${JSON.stringify({ port, request: { method: 'GET', path: '/api/v4/user', headers: { 'private-token': BENCH_ROOT_TOKEN } } })}\n`,
