@@ -39,6 +39,8 @@ interface Row {
   also?: { baseline: string; ratio: number; wanted: number } | undefined;
   non2xx: number;
   errors: number;
+  /** Why the target measured nothing (its server did not start). */
+  failed?: string;
 }
 
 /**
@@ -248,7 +250,16 @@ try {
     // A baseline is measured in pairs with the scenarios that name it; alone only when none runs.
     if (pairedInThisRun(target)) continue;
     process.stderr.write(`bench: ${target.name}\n`);
-    const { child, port, request } = await target.start();
+    let started: Awaited<ReturnType<Target['start']>>;
+    try {
+      started = await target.start();
+    } catch (error) {
+      // One target that cannot start is reported in its row; the others still run.
+      process.stderr.write(`bench: ${target.name} did not start: ${(error as Error).message}\n`);
+      rows.push({ ...summarize(target, [], 0), failed: (error as Error).message });
+      continue;
+    }
+    const { child, port, request } = started;
     try {
       await load(port, request, 2, 0); // warm-up: JIT, caches, connections
       // A scenario with only a latency target (events) has nothing to be paired with.
@@ -294,6 +305,7 @@ if (filters.length === 0 || filters.includes('moves')) {
 }
 
 const verdict = (r: Row) => {
+  if (r.failed) return `FAILED: ${r.failed}`;
   if (!r.target) return '';
   if (r.target.ratio === 0) return `${r.p99 <= r.target.p99 ? 'meets' : 'MISSES'} (p99 ≤${r.target.p99} ms)`;
   if (r.ratio === undefined) return '';
@@ -322,3 +334,4 @@ const result = { date: new Date().toISOString(), machine, rounds: ROUNDS, durati
 writeFileSync(path.join(here, 'results', `${stamp}.json`), `${JSON.stringify(result, null, 2)}\n`);
 writeFileSync(path.join(here, 'results', 'latest.md'), `${machine}\n\n${table}\n`);
 process.stdout.write(`\n${machine}\nwritten to bench/results/${stamp}.json\n`);
+if (rows.some((r) => r.failed)) process.exitCode = 1;

@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -37,16 +38,30 @@ const child = spawn(process.execPath, [path.join(root, 'dist', 'main.js')], {
   },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
+/**
+ * The worker that answers one request on a connection of its own (the cluster hands out
+ * connections, not requests: a kept-alive connection would always meet the same worker), or
+ * null when nothing answers 200 yet.
+ */
+function probe(): Promise<string | null> {
+  return new Promise((resolve) => {
+    const request = http.get(
+      { host: '127.0.0.1', port, path: '/api/v4/user', agent: false, headers: { 'private-token': BENCH_ROOT_TOKEN } },
+      (res) => {
+        res.resume();
+        const worker = res.headers['x-basalt-worker'];
+        resolve(res.statusCode === 200 ? (typeof worker === 'string' ? worker : 'single') : null);
+      },
+    );
+    request.on('error', () => resolve(null));
+  });
+}
 // Ready when every worker answers: workers start one after the other, and each answer names
 // its worker (X-Basalt-Worker when WORKERS > 1).
 const seen = new Set<string>();
 for (let i = 0; i < 300 && seen.size < Number(workers); i += 1) {
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/api/v4/user`, { headers: { 'private-token': BENCH_ROOT_TOKEN } });
-    if (res.ok) seen.add(res.headers.get('x-basalt-worker') ?? 'single');
-  } catch {
-    // not listening yet
-  }
+  const worker = await probe();
+  if (worker) seen.add(worker);
   if (seen.size < Number(workers)) await new Promise((r) => setTimeout(r, 100));
 }
 if (seen.size < Number(workers)) {
