@@ -153,6 +153,24 @@ describe('error tracking ingestion and grouping', () => {
     assert.equal((await errorsOf(p))[0]?.count, 1);
   });
 
+  it('a retried event without a usable timestamp is stored once too; another event of the error with the same id and another time is kept', async () => {
+    const p = await fresh();
+    const untimed = { ...exceptionEvent({ eventId: hex32(78) }), timestamp: 'not a time' };
+    assert.equal((await store(p, untimed)).statusCode, 200);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal((await store(p, untimed)).statusCode, 200, 'the retry arrives later: another receive time');
+    assert.equal((await errorsOf(p))[0]?.count, 1);
+    const at = (seconds: number) => exceptionEvent({ eventId: hex32(79), timestamp: 1_700_000_000 + seconds });
+    await store(p, at(1));
+    await store(p, at(1));
+    await store(p, at(2));
+    // One error: the untimed event once, the timed id once at 1 s and once at 2 s.
+    assert.deepEqual(
+      (await errorsOf(p)).map((e) => e.count),
+      [3],
+    );
+  });
+
   it('a new event reopens a resolved error; an ignored error stays ignored', async () => {
     const p = await fresh();
     await store(p, exceptionEvent({}));

@@ -105,15 +105,28 @@ describe('migration 0010_error_event_ids on a database with events', () => {
     );
   });
 
-  it('refuses an event id twice for one error, takes it for another, and never reuses an id', async () => {
+  it('refuses an event twice for one error (same id and time, or same id without a time of its own), takes it for another, and never reuses an id', async () => {
     const db = database.handle.db;
     const [first, second] = errorIds as [number, number];
+    // The rows above have occurred_at = received_at: events without a usable timestamp.
     await assert.rejects(db.insertInto('error_tracking_error_events').values(event(first, 'e1')).execute());
+    const timed = { ...event(first, 't1'), occurred_at: now - 5_000 };
+    await db.insertInto('error_tracking_error_events').values(timed).execute();
+    await assert.rejects(
+      db
+        .insertInto('error_tracking_error_events')
+        .values({ ...timed, received_at: now + 1 })
+        .execute(),
+    );
+    await db
+      .insertInto('error_tracking_error_events')
+      .values({ ...timed, occurred_at: now - 4_000 })
+      .execute();
     const inserted = await db
       .insertInto('error_tracking_error_events')
       .values(event(second, 'e1'))
       .returning('id')
       .executeTakeFirstOrThrow();
-    assert.ok(Number(inserted.id) > 3, `id ${inserted.id} comes after the deleted event's 3`);
+    assert.ok(Number(inserted.id) > 5, `id ${inserted.id} comes after the others (the deleted event's 3 included)`);
   });
 });

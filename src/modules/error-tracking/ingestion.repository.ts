@@ -88,7 +88,9 @@ const INSERT_EVENT = new CompiledOnce(
         description,
         payload,
       })
-      .onConflict((oc) => oc.columns(['error_id', 'event_id']).doNothing())
+      // Any of the event's unique indexes (migration 0010): the same id, error and time, or for
+      // an event without a usable timestamp the same id and error.
+      .onConflict((oc) => oc.doNothing())
       .returning('id'),
 );
 
@@ -119,7 +121,7 @@ export class IngestionRepository {
     return row.id;
   }
 
-  /** `false` when the error already has an event with this id (an SDK retry, which groups the same way). */
+  /** `false` when the error already has this event (an SDK retry: same id, and same time when the event gives one). */
   async insertEvent(projectId: number, errorId: number, event: NormalizedEvent, payload: string, now: number): Promise<boolean> {
     const row = await INSERT_EVENT.first(
       this.db,
