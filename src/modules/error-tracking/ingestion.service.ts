@@ -70,8 +70,8 @@ export class IngestionService {
     try {
       await this.transaction(projectId, batch, now);
     } catch (error) {
-      // An event id the error has seen before is an SDK retry: keep the first copy, count it once, and
-      // still record the sessions that came with it.
+      // An event the error has stored before is an SDK retry: keep the first copy, count it
+      // once, and still record the sessions that came with it.
       if (!(error instanceof DuplicateEvent)) throw error;
       if (batch.sessions.length > 0) await this.transaction(projectId, { event: null, sessions: batch.sessions }, now);
     }

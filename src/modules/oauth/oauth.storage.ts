@@ -62,8 +62,9 @@ export type NewSigningKey = Omit<SigningKeyRow, 'id'>;
 
 /**
  * The one narrow storage interface the provider's steps work through (CONVENTIONS.md rule 5).
- * Secrets arrive here only as digests; tokens are found by the row id they carry. Every state change that two requests could race on
- * is a conditional UPDATE whose affected-row count says who won, on SQLite and PostgreSQL.
+ * Secrets arrive here only as digests; tokens are found by the row id they carry. Every state
+ * change that two requests could race on is a conditional UPDATE whose affected-row count
+ * says who won, on SQLite and PostgreSQL.
  */
 export interface OAuthStorage {
   transaction<T>(work: (storage: OAuthStorage) => Promise<T>): Promise<T>;

@@ -123,7 +123,12 @@ export class OAuthTokens {
   /** A live access token or null (unknown, revoked, expired, or its owner is blocked). */
   async active(secret: string | undefined): Promise<ActiveToken | null> {
     const presented = secret === undefined ? null : parseToken(secret);
-    if (presented?.kind !== 'access') return null;
+    return presented ? this.live(presented) : null;
+  }
+
+  /** `active` for a parsed token: a refresh token is never a live access token. */
+  private async live(presented: PresentedToken): Promise<ActiveToken | null> {
+    if (presented.kind !== 'access') return null;
     const found = await this.findAccess(presented);
     if (!found || found.token.revoked === 1 || found.user.state !== 'active') return null;
     if (found.token.expires_at !== null && found.token.expires_at <= this.clock.now()) return null;
@@ -162,13 +167,14 @@ export class OAuthTokens {
    */
   async introspect(application: ClientApplication, secret: string): Promise<Record<string, unknown>> {
     const inactive = { active: false };
-    const asAccess = await this.active(secret);
-    if (asAccess) {
-      if (asAccess.token.application_id !== application.id) return inactive;
+    const presented = parseToken(secret);
+    if (!presented) return inactive;
+    if (presented.kind === 'access') {
+      const asAccess = await this.live(presented);
+      if (!asAccess || asAccess.token.application_id !== application.id) return inactive;
       return this.describe(asAccess.token, asAccess.applicationUid, asAccess.user.username, 'access_token');
     }
-    const presented = parseToken(secret);
-    const asRefresh = presented ? await this.findRefresh(this.storage, presented) : undefined;
+    const asRefresh = await this.findRefresh(this.storage, presented);
     if (!asRefresh || asRefresh.token.revoked === 1 || asRefresh.token.application_id !== application.id) return inactive;
     return this.describe(asRefresh.token, asRefresh.application.uid, null, 'refresh_token');
   }

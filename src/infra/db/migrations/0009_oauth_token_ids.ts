@@ -39,24 +39,8 @@ export const oauthTokenIdsMigration: MigrationFactory = (dialect) => ({
 });
 
 async function rebuildWithoutUniqueDigests(trx: AnyDb): Promise<void> {
-  const columns = [
-    'id',
-    'application_id',
-    'user_id',
-    'token_digest',
-    'refresh_digest',
-    'scopes',
-    'family',
-    'previous_id',
-    'redirect_uri',
-    'expires_at',
-    'revoked',
-    'rotated',
-    'revoked_at',
-    'created_at',
-  ];
   // The digests lose their UNIQUE constraints; everything else is as 0003 made it.
-  await rebuildSqliteTable(trx, 'oauth_access_tokens', columns, (name) =>
+  await rebuildSqliteTable(trx, 'oauth_access_tokens', (name) =>
     trx.schema
       .createTable(name)
       .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())

@@ -42,21 +42,7 @@ export const errorEventIdsMigration: MigrationFactory = (dialect) => ({
 });
 
 async function rebuildEvents(trx: AnyDb): Promise<void> {
-  const columns = [
-    'id',
-    'project_id',
-    'error_id',
-    'event_id',
-    'occurred_at',
-    'received_at',
-    'level',
-    'environment',
-    'release',
-    'user_identifier',
-    'description',
-    'payload',
-  ];
-  await rebuildSqliteTable(trx, 'error_tracking_error_events', columns, (name) =>
+  await rebuildSqliteTable(trx, 'error_tracking_error_events', (name) =>
     trx.schema
       .createTable(name)
       .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())

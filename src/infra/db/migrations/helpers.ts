@@ -34,19 +34,20 @@ export function atomically(db: AnyDb, work: (trx: AnyDb) => Promise<void>): Prom
 /**
  * SQLite's documented procedure for changing a table's constraints: create the new shape
  * under another name (`create` receives that name), copy every row, drop the old table,
- * rename, and carry the AUTOINCREMENT sequence over so ids are never reused. The caller
- * recreates the indexes afterwards. Only for tables no other table refers to (foreign keys
- * stay on). Run it inside `atomically`.
+ * rename, and carry the AUTOINCREMENT sequence over so ids are never reused. The new shape
+ * has the old one's columns (a rebuild changes constraints, not columns), so they are copied
+ * by the names the new table lists. The caller recreates the indexes afterwards. Only for
+ * tables no other table refers to (foreign keys stay on). Run it inside `atomically`.
  */
 export async function rebuildSqliteTable(
   trx: AnyDb,
   table: string,
-  columns: readonly string[],
   create: (name: string) => { execute(): Promise<unknown> },
 ): Promise<void> {
   const rebuilt = `${table}_rebuilt`;
-  const list = sql.raw(columns.join(', '));
   await create(rebuilt).execute();
+  const columns = await sql<{ name: string }>`select name from pragma_table_info(${rebuilt})`.execute(trx);
+  const list = sql.join(columns.rows.map((column) => sql.ref(column.name)));
   await sql`insert into ${sql.table(rebuilt)} (${list}) select ${list} from ${sql.table(table)}`.execute(trx);
   const sequence = await sql<{ seq: number }>`select seq from sqlite_sequence where name = ${table}`.execute(trx);
   await trx.schema.dropTable(table).execute();

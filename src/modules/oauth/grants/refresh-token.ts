@@ -4,7 +4,7 @@ import { mapTokenResponse } from '../oauth.presenter.js';
 import type { ClientApplication, OAuthStorage } from '../oauth.storage.js';
 import { requireParam } from '../params.js';
 import { parseScope, splitScopes } from '../scopes.js';
-import { parseToken } from '../token-format.js';
+import { parseToken, type PresentedToken } from '../token-format.js';
 import type { IssuedToken } from '../tokens.service.js';
 import type { GrantContext, TokenResponse } from './grant-context.js';
 
@@ -39,7 +39,7 @@ export async function refreshTokenGrant(ctx: GrantContext): Promise<TokenRespons
   return mapTokenResponse(issued, 'code', ctx.tokens.lifetime(issued.row), idToken);
 }
 
-async function exchange(ctx: GrantContext, storage: OAuthStorage, presented: NonNullable<ReturnType<typeof parseToken>>): Promise<Outcome> {
+async function exchange(ctx: GrantContext, storage: OAuthStorage, presented: PresentedToken): Promise<Outcome> {
   const found = await ctx.tokens.findRefresh(storage, presented);
   if (!found || ctx.credentials.clientId !== found.application.uid) return { unknown: true };
   let application: ClientApplication;
