@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openDatabase, type DatabaseHandle } from '../../src/infra/db/index.js';
+import { BackgroundCheckpointer } from '../../src/infra/db/checkpointer.js';
+import { WriteBatcher } from '../../src/infra/db/write-batcher.js';
 
 /**
  * Group commit on SQLite (src/infra/db/write-batcher.ts): write transactions arriving
@@ -79,5 +81,88 @@ describe('write transactions on SQLite share commits', () => {
   it('a write sent alone is its own transaction and settles after its commit', async () => {
     assert.equal(await insert('alone'), 'alone');
     assert.ok(names().includes('alone'));
+  });
+
+  it('a hold waits for the batch being written, and writes sent meanwhile wait until it ends', async () => {
+    const batcher = new WriteBatcher(handle.db);
+    const order: string[] = [];
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const write = (name: string, wait?: Promise<void>) =>
+      batcher.transact(async (trx) => {
+        if (wait) await wait;
+        await sql`insert into items (name) values (${name})`.execute(trx);
+        order.push(name);
+      });
+    const first = write('held-first', gate);
+    await new Promise((resolve) => setImmediate(resolve)); // its batch has begun
+    let endTask!: () => void;
+    const hold = batcher.quiesce(async () => {
+      order.push('task begins');
+      await new Promise<void>((resolve) => (endTask = resolve));
+      order.push('task ends');
+    });
+    const second = write('held-second');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(order, [], 'neither the task nor the later write ran before the batch being written ended');
+    openGate();
+    await first;
+    while (!order.includes('task begins')) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(order, ['held-first', 'task begins'], 'the later write waits for the task');
+    endTask();
+    await Promise.all([hold, second]);
+    assert.deepEqual(order, ['held-first', 'task begins', 'task ends', 'held-second']);
+    assert.ok(names().includes('held-second'));
+  });
+});
+
+/**
+ * The write-ahead log starts over from its beginning only when a write begins after every
+ * frame has been checkpointed. Under a steady stream of writes the background checkpointer
+ * never gets there on its own, so once the log is long it asks for writes to be held while
+ * it catches up (src/infra/db/checkpointer.ts); the next write then restarts the log.
+ */
+describe('the background checkpointer lets a long write-ahead log start over', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'basalt-wal-'));
+  const file = path.join(dir, 'wal.sqlite3');
+  let writer: SQLite.Database;
+  let checkpointer: BackgroundCheckpointer;
+
+  before(() => {
+    writer = new SQLite(file);
+    writer.pragma('journal_mode = WAL');
+    writer.pragma('wal_autocheckpoint = 0'); // only the background checkpointer checkpoints
+    writer.exec('create table blobs (id integer primary key, body text not null)');
+  });
+  after(async () => {
+    await checkpointer.stop();
+    writer.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The WAL header's checkpoint sequence number: it moves each time the log starts over. */
+  const restarts = () => readFileSync(`${file}-wal`).readUInt32BE(12);
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('holds writes once the log passes the limit, once only while idle, and the next write restarts the log', async () => {
+    const insert = writer.prepare('insert into blobs (body) values (?)');
+    writer.transaction(() => {
+      for (let i = 0; i < 300; i += 1) insert.run('x'.repeat(3000)); // a page a row
+    })();
+    const before = restarts();
+    let holds = 0;
+    checkpointer = new BackgroundCheckpointer(file, { intervalMs: 10, restartFrames: 200 });
+    checkpointer.holdWritesWith(async (task) => {
+      holds += 1;
+      await task();
+    });
+    for (let waited = 0; holds === 0 && waited < 5000; waited += 10) await sleep(10);
+    assert.equal(holds, 1, 'a hold was asked for');
+    await sleep(150); // fifteen turns of the checkpointer with no write
+    assert.equal(holds, 1, 'an idle log is not held again');
+    insert.run('after the hold');
+    assert.equal(restarts(), before + 1, 'the write after the hold started the log over');
+    assert.equal(Math.floor(statSync(`${file}-wal`).size / (4096 + 24)) >= 300, true, 'the file keeps its length; its frames are reused');
   });
 });

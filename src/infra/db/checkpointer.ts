@@ -1,8 +1,16 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-/** How often the background connection moves the write-ahead log into the database file. */
-const INTERVAL_MS = 200;
+export interface CheckpointTimings {
+  /** How often the background connection moves the write-ahead log into the database file. */
+  intervalMs: number;
+  /** Log frames (pages) past which the log should start over from its beginning. */
+  restartFrames: number;
+}
+
+const DEFAULT_TIMINGS: CheckpointTimings = { intervalMs: 200, restartFrames: 4096 };
+/** How long writes wait for the catch-up checkpoint before they go on regardless. */
+const CATCH_UP_TIMEOUT_MS = 2000;
 
 // A CommonJS worker from source: it runs the same way under tsx and from dist/.
 const WORKER_SOURCE = `
@@ -11,19 +19,41 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 // Another process's checkpoint or a writer at the wrong moment: skip this turn, not wait.
 db.pragma('busy_timeout = 0');
-const timer = setInterval(() => {
+// Asked: a hold is on its way. heldAt: the log's length after the last catch-up; an idle log
+// that has not started over yet (no write since) is not worth another hold.
+let asked = false;
+let heldAt = -1;
+function checkpoint() {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    return db.pragma('wal_checkpoint(PASSIVE)')[0];
   } catch {
     // SQLITE_BUSY: the next turn checkpoints.
+    return undefined;
+  }
+}
+const timer = setInterval(() => {
+  const result = checkpoint();
+  if (result && result.log >= workerData.restartFrames && result.log !== heldAt && !asked) {
+    asked = true;
+    parentPort.postMessage('restart-wanted');
   }
 }, workerData.intervalMs);
-parentPort.on('message', () => {
+parentPort.on('message', (message) => {
+  if (message === 'catch-up') {
+    const result = checkpoint();
+    asked = false;
+    heldAt = result ? result.log : -1;
+    parentPort.postMessage({ caughtUp: result !== undefined && result.busy === 0 && result.checkpointed === result.log });
+    return;
+  }
   clearInterval(timer);
   db.close();
   parentPort.close();
 });
 `;
+
+/** Holds the main connection's writes while `task` runs (WriteBatcher.quiesce). */
+export type Quiesce = (task: () => Promise<void>) => Promise<void>;
 
 /**
  * Checkpoints the SQLite write-ahead log from a worker thread with its own connection. By
@@ -31,17 +61,56 @@ parentPort.on('message', () => {
  * copies the pages into the database file and waits for two fsyncs on the event loop, which
  * on this class of machine cost a quarter of ingestion throughput. A PASSIVE checkpoint
  * never blocks writers; what it does not finish (a reader still on an old snapshot) the
- * next turn does. The main connection keeps a far-off automatic checkpoint as a backstop in
- * case this thread falls behind. Durability is unchanged: committed transactions are in the
- * log either way.
+ * next turn does. Durability is unchanged: committed transactions are in the log either way.
+ *
+ * The log only starts over from its beginning when a write begins after every frame has been
+ * copied. Under a steady stream of writes the worker never gets there on its own (new
+ * frames arrive while it copies), so the log grew until the main connection's automatic
+ * checkpoint did it on the event loop, with its fsyncs: a stall of tens of milliseconds each
+ * second at ingestion rates (docs/performance.md). Instead, when the log passes
+ * `restartFrames` the worker asks, the main connection holds its writes (requests are still
+ * read and answered meanwhile), the worker copies the few frames left, and the next write
+ * restarts the log. The main connection keeps a far-off automatic checkpoint as a backstop.
  */
 export class BackgroundCheckpointer {
   private readonly worker: Worker;
+  private quiesce: Quiesce | null = null;
 
-  constructor(file: string) {
+  constructor(file: string, timings: CheckpointTimings = DEFAULT_TIMINGS) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs: INTERVAL_MS } });
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, ...timings } });
     this.worker.unref();
+    this.worker.on('message', (message: unknown) => {
+      if (message === 'restart-wanted') void this.restart();
+    });
+  }
+
+  /** Lets the log start over by holding writes through `quiesce` while the worker catches up. */
+  holdWritesWith(quiesce: Quiesce): void {
+    this.quiesce = quiesce;
+  }
+
+  private async restart(): Promise<void> {
+    if (!this.quiesce) return;
+    await this.quiesce(() => this.catchUp());
+  }
+
+  /** The worker's checkpoint of whatever is left; settles when it is done or after a timeout. */
+  private catchUp(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.worker.off('message', onMessage);
+        resolve();
+      };
+      const onMessage = (message: unknown): void => {
+        if (typeof message === 'object' && message !== null && 'caughtUp' in message) done();
+      };
+      // A worker that never answers (gone, or stuck behind the disk) must not hold writes for good.
+      const timer = setTimeout(done, CATCH_UP_TIMEOUT_MS).unref();
+      this.worker.on('message', onMessage);
+      this.worker.postMessage('catch-up');
+    });
   }
 
   async stop(): Promise<void> {

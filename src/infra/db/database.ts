@@ -3,7 +3,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely
 import pg from 'pg';
 import { ReplaceNulPlugin } from './nul-plugin.js';
 import type { DB } from './schema.js';
-import { BackgroundCheckpointer } from './checkpointer.js';
+import { BackgroundCheckpointer, type CheckpointTimings } from './checkpointer.js';
 import { WriteBatcher, type Transact } from './write-batcher.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -37,6 +37,8 @@ export interface DatabaseOptions {
   sqliteFile: string;
   schema: string | null;
   poolSize?: number;
+  /** SQLite's background checkpoints; tests shorten them. */
+  checkpoint?: CheckpointTimings;
 }
 
 // PostgreSQL BIGINT (int8) carries epoch-millisecond timestamps and counters that fit
@@ -69,10 +71,12 @@ export function directSqliteOf(db: Executor): DirectSqlite | undefined {
 }
 
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.schema, options.poolSize ?? 10) : openSqlite(options.sqliteFile);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.schema, options.poolSize ?? 10)
+    : openSqlite(options.sqliteFile, options.checkpoint);
 }
 
-function openSqlite(file: string): DatabaseHandle {
+function openSqlite(file: string, timings?: CheckpointTimings): DatabaseHandle {
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   // NORMAL in WAL mode survives process crashes (SIGKILL) without losing a committed
@@ -89,9 +93,11 @@ function openSqlite(file: string): DatabaseHandle {
   sqlite.pragma('cache_size = -2000');
   // Checkpoints run on a worker thread (infra/db/checkpointer.ts); this one only if it lags.
   sqlite.pragma('wal_autocheckpoint = 10000');
-  const checkpointer = new BackgroundCheckpointer(file);
+  const checkpointer = new BackgroundCheckpointer(file, timings);
   const statements = withStatementCache(sqlite);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
+  const batcher = new WriteBatcher(db);
+  checkpointer.holdWritesWith(batcher.quiesce);
   directHandles.set(db.getExecutor().adapter, { sqlite, prepare: (sql) => statements.prepare(sql) });
   // data_version moves when another connection commits; total_changes() counts the rows this
   // connection has changed (rolled back ones too, which only costs a needless miss).
@@ -100,7 +106,7 @@ function openSqlite(file: string): DatabaseHandle {
   return {
     db,
     dialect: 'sqlite',
-    transact: new WriteBatcher(db).transact,
+    transact: batcher.transact,
     // Inside a transaction this connection reads rows that may still roll back: no version.
     dataVersion: async () => (sqlite.inTransaction ? null : `${String(otherCommits.get())}:${String(ownChanges.get())}`),
     ping: async () => {

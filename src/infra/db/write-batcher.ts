@@ -29,6 +29,9 @@ const MAX_BATCH = 32;
 export class WriteBatcher {
   private queue: Job[] = [];
   private scheduled = false;
+  /** The batch being written, if any: what quiesce waits for. */
+  private flushing: Promise<void> | null = null;
+  private held = false;
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -39,10 +42,30 @@ export class WriteBatcher {
     });
   };
 
+  /**
+   * Runs `task` once the batch being written (if any) has committed, with no write of this
+   * connection begun until it settles; jobs arriving meanwhile queue and run after it.
+   */
+  readonly quiesce = async (task: () => Promise<void>): Promise<void> => {
+    this.held = true;
+    try {
+      while (this.flushing) await this.flushing;
+      await task();
+    } finally {
+      this.held = false;
+      if (this.queue.length > 0) this.schedule();
+    }
+  };
+
   private schedule(): void {
-    if (this.scheduled) return;
+    if (this.scheduled || this.held) return;
     this.scheduled = true;
-    setImmediate(() => void this.flush());
+    setImmediate(() => {
+      const flushing = this.flush().finally(() => {
+        if (this.flushing === flushing) this.flushing = null;
+      });
+      this.flushing = flushing;
+    });
   }
 
   private async flush(): Promise<void> {
