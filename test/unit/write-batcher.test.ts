@@ -104,7 +104,7 @@ describe('write transactions on SQLite share commits', () => {
     });
     const second = write('held-second');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.deepEqual(order, [], 'neither the task nor the later write ran before the batch being written ended');
+    assert.equal(order.length, 0, 'neither the task nor the later write ran before the batch being written ended');
     openGate();
     await first;
     while (!order.includes('task begins')) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -121,7 +121,7 @@ describe('write transactions on SQLite share commits', () => {
  * The write-ahead log starts over from its beginning only when a write begins after every
  * frame has been checkpointed. Under a steady stream of writes the background checkpointer
  * never gets there on its own, so once the log is long it asks for writes to be held while
- * it catches up (src/infra/db/checkpointer.ts); the next write then restarts the log.
+ * it catches up and starts the log over (src/infra/db/checkpointer.ts).
  */
 describe('the background checkpointer lets a long write-ahead log start over', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'basalt-wal-'));
@@ -145,7 +145,7 @@ describe('the background checkpointer lets a long write-ahead log start over', (
   const restarts = () => readFileSync(`${file}-wal`).readUInt32BE(12);
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  it('holds writes once the log passes the limit, once only while idle, and the next write restarts the log', async () => {
+  it('holds writes once the log passes the limit, starts the log over itself, and holds no more while idle', async () => {
     const insert = writer.prepare('insert into blobs (body) values (?)');
     writer.transaction(() => {
       for (let i = 0; i < 300; i += 1) insert.run('x'.repeat(3000)); // a page a row
@@ -161,8 +161,10 @@ describe('the background checkpointer lets a long write-ahead log start over', (
     assert.equal(holds, 1, 'a hold was asked for');
     await sleep(150); // fifteen turns of the checkpointer with no write
     assert.equal(holds, 1, 'an idle log is not held again');
+    assert.equal(restarts(), before + 1, 'the checkpointer started the log over during the hold');
     insert.run('after the hold');
-    assert.equal(restarts(), before + 1, 'the write after the hold started the log over');
+    assert.equal(restarts(), before + 1, 'the next write appends to the restarted log');
+    assert.equal(writer.prepare('select count(*) from blobs').pluck().get(), 301);
     assert.equal(Math.floor(statSync(`${file}-wal`).size / (4096 + 24)) >= 300, true, 'the file keeps its length; its frames are reused');
   });
 });

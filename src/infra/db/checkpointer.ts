@@ -19,6 +19,9 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 // Another process's checkpoint or a writer at the wrong moment: skip this turn, not wait.
 db.pragma('busy_timeout = 0');
+db.pragma('synchronous = NORMAL');
+// Rewritten unchanged to start the log over from this thread (see catch-up below).
+const applicationId = db.pragma('application_id', { simple: true });
 // Asked: a hold is on its way. heldAt: the log's length after the last catch-up; an idle log
 // that has not started over yet (no write since) is not worth another hold.
 let asked = false;
@@ -32,18 +35,37 @@ function checkpoint() {
   }
 }
 const timer = setInterval(() => {
-  const result = checkpoint();
-  if (result && result.log >= workerData.restartFrames && result.log !== heldAt && !asked) {
-    asked = true;
-    parentPort.postMessage('restart-wanted');
+  let result = checkpoint();
+  if (!result || result.log < workerData.restartFrames || result.log === heldAt || asked) return;
+  // Frames written while that checkpoint ran are still to copy: copy them (a few rounds at
+  // most, each shorter than the one before) so the hold only waits for a short tail.
+  for (let round = 0; round < 3; round += 1) {
+    const next = checkpoint();
+    if (!next) break;
+    const copied = next.log - result.log;
+    result = next;
+    if (copied < workerData.restartFrames / 8) break;
   }
+  asked = true;
+  parentPort.postMessage('restart-wanted');
 }, workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message === 'catch-up') {
     const result = checkpoint();
+    const caughtUp = result !== undefined && result.busy === 0 && result.checkpointed === result.log;
+    // The first write after the log is fully copied starts it over, and syncs the new log
+    // header: this thread writes it (a header field set to its own value), so the main
+    // connection's next commit appends without waiting for the disk.
+    if (caughtUp) {
+      try {
+        db.pragma('application_id = ' + applicationId);
+      } catch {
+        // Busy: the main connection's next write starts the log over instead.
+      }
+    }
     asked = false;
     heldAt = result ? result.log : -1;
-    parentPort.postMessage({ caughtUp: result !== undefined && result.busy === 0 && result.checkpointed === result.log });
+    parentPort.postMessage({ caughtUp });
     return;
   }
   clearInterval(timer);
@@ -68,9 +90,12 @@ export type Quiesce = (task: () => Promise<void>) => Promise<void>;
  * frames arrive while it copies), so the log grew until the main connection's automatic
  * checkpoint did it on the event loop, with its fsyncs: a stall of tens of milliseconds each
  * second at ingestion rates (docs/performance.md). Instead, when the log passes
- * `restartFrames` the worker asks, the main connection holds its writes (requests are still
- * read and answered meanwhile), the worker copies the few frames left, and the next write
- * restarts the log. The main connection keeps a far-off automatic checkpoint as a backstop.
+ * `restartFrames` the worker copies what it can, then asks; the main connection holds its
+ * writes (requests are still read and answered meanwhile) while the worker copies the short
+ * tail and itself makes the write that starts the log over, since that write waits for the
+ * disk to sync the new log header. When a reader stands in the way the log is not restarted
+ * and the next turn tries again. The main connection keeps a far-off automatic checkpoint as
+ * a backstop should this thread fall behind.
  */
 export class BackgroundCheckpointer {
   private readonly worker: Worker;

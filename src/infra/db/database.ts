@@ -91,8 +91,9 @@ function openSqlite(file: string, timings?: CheckpointTimings): DatabaseHandle {
   // (docs/decisions.md "Performance"). Neither setting changes what is durable.
   sqlite.pragma('mmap_size = 268435456');
   sqlite.pragma('cache_size = -2000');
-  // Checkpoints run on a worker thread (infra/db/checkpointer.ts); this one only if it lags.
-  sqlite.pragma('wal_autocheckpoint = 10000');
+  // Checkpoints run on a worker thread (infra/db/checkpointer.ts), which keeps the log under
+  // about 15,000 pages; this one only if it lags.
+  sqlite.pragma('wal_autocheckpoint = 40000');
   const checkpointer = new BackgroundCheckpointer(file, timings);
   const statements = withStatementCache(sqlite);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
