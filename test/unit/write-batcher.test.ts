@@ -168,3 +168,20 @@ describe('the background checkpointer lets a long write-ahead log start over', (
     assert.equal(Math.floor(statSync(`${file}-wal`).size / (4096 + 24)) >= 300, true, 'the file keeps its length; its frames are reused');
   });
 });
+
+describe('a checkpoint thread that cannot open its database', () => {
+  it('stops alone with a warning, and stopping it later still settles', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      const missing = path.join(os.tmpdir(), `basalt-missing-${process.pid}`, 'no', 'such.sqlite3');
+      const checkpointer = new BackgroundCheckpointer(missing, { intervalMs: 10, restartFrames: 200 });
+      for (let waited = 0; warnings.length === 0 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.match(warnings.join('\n'), /SQLite checkpoint thread stopped/);
+      await checkpointer.stop();
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});

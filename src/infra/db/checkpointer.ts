@@ -100,6 +100,9 @@ export type Quiesce = (task: () => Promise<void>) => Promise<void>;
 export class BackgroundCheckpointer {
   private readonly worker: Worker;
   private quiesce: Quiesce | null = null;
+  /** Stopping, or the thread is gone: nothing to hold writes for (the backstop checkpoints). */
+  private gone = false;
+  private exited = false;
 
   constructor(file: string, timings: CheckpointTimings = DEFAULT_TIMINGS) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -107,6 +110,16 @@ export class BackgroundCheckpointer {
     this.worker.unref();
     this.worker.on('message', (message: unknown) => {
       if (message === 'restart-wanted') void this.restart();
+    });
+    // A failed thread (the file gone, say) must not take the server down with it: the main
+    // connection's automatic checkpoint still bounds the log.
+    this.worker.on('error', (error) => {
+      this.gone = true;
+      process.emitWarning(`SQLite checkpoint thread stopped: ${error.message}`);
+    });
+    this.worker.on('exit', () => {
+      this.gone = true;
+      this.exited = true;
     });
   }
 
@@ -116,16 +129,18 @@ export class BackgroundCheckpointer {
   }
 
   private async restart(): Promise<void> {
-    if (!this.quiesce) return;
+    if (!this.quiesce || this.gone) return;
     await this.quiesce(() => this.catchUp());
   }
 
   /** The worker's checkpoint of whatever is left; settles when it is done or after a timeout. */
   private catchUp(): Promise<void> {
+    if (this.gone) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
         this.worker.off('message', onMessage);
+        this.worker.off('exit', done);
         resolve();
       };
       const onMessage = (message: unknown): void => {
@@ -134,11 +149,14 @@ export class BackgroundCheckpointer {
       // A worker that never answers (gone, or stuck behind the disk) must not hold writes for good.
       const timer = setTimeout(done, CATCH_UP_TIMEOUT_MS).unref();
       this.worker.on('message', onMessage);
+      this.worker.once('exit', done);
       this.worker.postMessage('catch-up');
     });
   }
 
   async stop(): Promise<void> {
+    this.gone = true;
+    if (this.exited) return;
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     // Referenced again while it closes: otherwise nothing may keep this process alive to see it.
     this.worker.ref();
