@@ -10,7 +10,10 @@ import { scenarios } from './scenarios.js';
 
 const here = import.meta.dirname;
 const root = path.dirname(here);
-const tsx = path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+// Every child runs TypeScript through tsx's loader in the child itself (`node --import tsx`):
+// the tsx command would start the script in a second process, where neither the V8 flags
+// given here nor the peak RSS read from the child's pid would apply.
+const TSX = ['--import', 'tsx'];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION = Number(process.env.BENCH_DURATION ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -47,12 +50,12 @@ interface Row {
  * Servers (core 0) run with the V8 flags of `npm start`: a young generation large enough
  * that short-lived request garbage dies young (docs/operations.md). Baselines get them too.
  */
-const SERVER_FLAGS = ['--max-semi-space-size=64'];
+const SERVER_FLAGS = ['--max-semi-space-size=32'];
 
 function launch(args: string[], core: string, env: Record<string, string> = {}): ChildProcess {
   const command = pin ? 'taskset' : process.execPath;
   const flags = core === '0' ? SERVER_FLAGS : [];
-  const argv = pin ? ['-c', core, process.execPath, ...flags, tsx, ...args] : [...flags, tsx, ...args];
+  const argv = pin ? ['-c', core, process.execPath, ...flags, ...TSX, ...args] : [...flags, ...TSX, ...args];
   return spawn(command, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
@@ -137,7 +140,7 @@ const targets: Target[] = [
         ...(workers === '2' ? { baseline: 'pg-workers-1' } : {}),
         start: async () => {
           // Both processes share the machine's cores, so the server is not pinned here.
-          const child = spawn(process.execPath, [...SERVER_FLAGS, tsx, path.join(here, 'servers', 'cluster.ts'), workers], {
+          const child = spawn(process.execPath, [...SERVER_FLAGS, ...TSX, path.join(here, 'servers', 'cluster.ts'), workers], {
             cwd: root,
             env: process.env,
             stdio: ['ignore', 'pipe', 'inherit'],
@@ -183,7 +186,7 @@ async function prepareEvents(): Promise<PreparedEvents> {
   if (eventsPrepared) return eventsPrepared;
   if (process.env.BENCH_EVENTS_PREPARED) return (eventsPrepared = JSON.parse(process.env.BENCH_EVENTS_PREPARED) as PreparedEvents);
   process.stderr.write('bench: seeding events (about 2 minutes for 1,000,000)\n');
-  const child = spawn(process.execPath, [tsx, path.join(here, 'events-prepare.ts')], {
+  const child = spawn(process.execPath, [...TSX, path.join(here, 'events-prepare.ts')], {
     cwd: root,
     env: process.env,
     stdio: ['ignore', 'pipe', 'inherit'],
