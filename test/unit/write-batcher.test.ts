@@ -115,6 +115,27 @@ describe('write transactions on SQLite share commits', () => {
     assert.deepEqual(order, ['held-first', 'task begins', 'task ends', 'held-second']);
     assert.ok(names().includes('held-second'));
   });
+
+  it('a write sent just before a hold, whose batch has not begun yet, waits until the hold ends', async () => {
+    const batcher = new WriteBatcher(handle.db);
+    const order: string[] = [];
+    const queued = batcher.transact(async (trx) => {
+      await sql`insert into items (name) values ('queued-before-hold')`.execute(trx);
+      order.push('write');
+    });
+    let endTask!: () => void;
+    const hold = batcher.quiesce(async () => {
+      order.push('task begins');
+      await new Promise<void>((resolve) => (endTask = resolve));
+      order.push('task ends');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(order, ['task begins'], 'the queued write did not begin inside the hold');
+    endTask();
+    await Promise.all([hold, queued]);
+    assert.deepEqual(order, ['task begins', 'task ends', 'write']);
+    assert.ok(names().includes('queued-before-hold'));
+  });
 });
 
 /**

@@ -100,8 +100,7 @@ export type Quiesce = (task: () => Promise<void>) => Promise<void>;
 export class BackgroundCheckpointer {
   private readonly worker: Worker;
   private quiesce: Quiesce | null = null;
-  /** Stopping, or the thread is gone: nothing to hold writes for (the backstop checkpoints). */
-  private gone = false;
+  private stopping = false;
   private exited = false;
 
   constructor(file: string, timings: CheckpointTimings = DEFAULT_TIMINGS) {
@@ -113,14 +112,15 @@ export class BackgroundCheckpointer {
     });
     // A failed thread (the file gone, say) must not take the server down with it: the main
     // connection's automatic checkpoint still bounds the log.
-    this.worker.on('error', (error) => {
-      this.gone = true;
-      process.emitWarning(`SQLite checkpoint thread stopped: ${error.message}`);
-    });
+    this.worker.on('error', (error) => process.emitWarning(`SQLite checkpoint thread stopped: ${error.message}`));
     this.worker.on('exit', () => {
-      this.gone = true;
       this.exited = true;
     });
+  }
+
+  /** Stopping, or the thread is gone (a failed thread exits too): no hold is worth asking. */
+  private get gone(): boolean {
+    return this.stopping || this.exited;
   }
 
   /** Lets the log start over by holding writes through `quiesce` while the worker catches up. */
@@ -155,7 +155,7 @@ export class BackgroundCheckpointer {
   }
 
   async stop(): Promise<void> {
-    this.gone = true;
+    this.stopping = true;
     if (this.exited) return;
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     // Referenced again while it closes: otherwise nothing may keep this process alive to see it.

@@ -3,7 +3,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely
 import pg from 'pg';
 import { ReplaceNulPlugin } from './nul-plugin.js';
 import type { DB } from './schema.js';
-import { BackgroundCheckpointer, type CheckpointTimings } from './checkpointer.js';
+import { BackgroundCheckpointer } from './checkpointer.js';
 import { WriteBatcher, type Transact } from './write-batcher.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -37,8 +37,6 @@ export interface DatabaseOptions {
   sqliteFile: string;
   schema: string | null;
   poolSize?: number;
-  /** SQLite's background checkpoints; tests shorten them. */
-  checkpoint?: CheckpointTimings;
 }
 
 // PostgreSQL BIGINT (int8) carries epoch-millisecond timestamps and counters that fit
@@ -71,12 +69,10 @@ export function directSqliteOf(db: Executor): DirectSqlite | undefined {
 }
 
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
-  return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.schema, options.poolSize ?? 10)
-    : openSqlite(options.sqliteFile, options.checkpoint);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.schema, options.poolSize ?? 10) : openSqlite(options.sqliteFile);
 }
 
-function openSqlite(file: string, timings?: CheckpointTimings): DatabaseHandle {
+function openSqlite(file: string): DatabaseHandle {
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   // NORMAL in WAL mode survives process crashes (SIGKILL) without losing a committed
@@ -94,7 +90,7 @@ function openSqlite(file: string, timings?: CheckpointTimings): DatabaseHandle {
   // Checkpoints run on a worker thread (infra/db/checkpointer.ts), which keeps the log under
   // about 15,000 pages; this one only if it lags.
   sqlite.pragma('wal_autocheckpoint = 40000');
-  const checkpointer = new BackgroundCheckpointer(file, timings);
+  const checkpointer = new BackgroundCheckpointer(file);
   const statements = withStatementCache(sqlite);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
   const batcher = new WriteBatcher(db);

@@ -61,6 +61,11 @@ export class WriteBatcher {
     if (this.scheduled || this.held) return;
     this.scheduled = true;
     setImmediate(() => {
+      // A hold that began after this turn was scheduled: its end schedules the queue again.
+      if (this.held) {
+        this.scheduled = false;
+        return;
+      }
       const flushing = this.flush().finally(() => {
         if (this.flushing === flushing) this.flushing = null;
       });
