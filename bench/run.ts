@@ -2,7 +2,7 @@
 // loaded by autocannon in another process, pinned to different cores where the machine
 // has two or more. Prints one table and writes it as JSON (and Markdown) to bench/results/.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LoadRequest } from './scenarios.js';
@@ -10,10 +10,24 @@ import { scenarios } from './scenarios.js';
 
 const here = import.meta.dirname;
 const root = path.dirname(here);
-// Every child runs TypeScript through tsx's loader in the child itself (`node --import tsx`):
-// the tsx command would start the script in a second process, where neither the V8 flags
-// given here nor the peak RSS read from the child's pid would apply.
+// The load generator and the seeding run TypeScript through tsx's loader in the child itself
+// (`node --import tsx`): the tsx command would start the script in a second process.
 const TSX = ['--import', 'tsx'];
+/**
+ * Servers run compiled, as `npm start` runs dist/: tsx's loader keeps a thread and the
+ * transpiler in the process (tens of MB of the peak RSS measured) and wraps every function
+ * it names. bench/ and src/ are compiled together to dist-bench/ once per run.
+ */
+const BUILT = path.join(root, 'dist-bench', 'bench', 'servers');
+function buildServers(): void {
+  process.stderr.write('bench: compiling the servers (tsconfig.bench.json)\n');
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const built = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.bench.json')], { cwd: root, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('compiling the bench servers failed');
+  // Files the server reads at run time besides the compiled code (as scripts/build.mjs does).
+  copyFileSync(path.join(root, 'src', 'web', 'basalt.css'), path.join(root, 'dist-bench', 'src', 'web', 'basalt.css'));
+}
+const server = (name: string) => path.join(BUILT, `${name}.js`);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION = Number(process.env.BENCH_DURATION ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -52,10 +66,11 @@ interface Row {
  */
 const SERVER_FLAGS = ['--max-semi-space-size=32'];
 
+/** A server (core 0, compiled, with the flags of `npm start`) or the load generator (core 1, through tsx). */
 function launch(args: string[], core: string, env: Record<string, string> = {}): ChildProcess {
   const command = pin ? 'taskset' : process.execPath;
-  const flags = core === '0' ? SERVER_FLAGS : [];
-  const argv = pin ? ['-c', core, process.execPath, ...flags, ...TSX, ...args] : [...flags, ...TSX, ...args];
+  const flags = core === '0' ? SERVER_FLAGS : TSX;
+  const argv = pin ? ['-c', core, process.execPath, ...flags, ...args] : [...flags, ...args];
   return spawn(command, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
@@ -83,7 +98,7 @@ function baselineTarget(name: string, title: string, request: LoadRequest): Targ
     name,
     title,
     start: async () => {
-      const child = launch([path.join(here, 'servers', 'baselines.ts'), name], '0');
+      const child = launch([server('baselines'), name], '0');
       const { port } = JSON.parse(await firstLine(child)) as { port: number };
       return { child, port, request };
     },
@@ -107,7 +122,7 @@ const targets: Target[] = [
     name: `oidc-provider-${mode}`,
     title: `baseline: oidc-provider ${mode === 'refresh' ? 'refresh grant (rotation)' : 'introspection (token info)'}`,
     start: async () => {
-      const child = launch([path.join(here, 'servers', 'oidc-provider.ts'), mode], '0');
+      const child = launch([server('oidc-provider'), mode], '0');
       const { port, request } = JSON.parse(await firstLine(child)) as { port: number; request: LoadRequest };
       return { child, port, request };
     },
@@ -127,7 +142,7 @@ const targets: Target[] = [
             ...(events.schema ? { BENCH_SCHEMA: events.schema } : {}),
           }
         : {};
-      const child = launch([path.join(here, 'servers', 'basalt.ts'), name], '0', env);
+      const child = launch([server('basalt'), name], '0', env);
       const { port, request } = JSON.parse(await firstLine(child)) as { port: number; request: LoadRequest };
       return { child, port, request };
     },
@@ -140,7 +155,7 @@ const targets: Target[] = [
         ...(workers === '2' ? { baseline: 'pg-workers-1' } : {}),
         start: async () => {
           // Both processes share the machine's cores, so the server is not pinned here.
-          const child = spawn(process.execPath, [...SERVER_FLAGS, ...TSX, path.join(here, 'servers', 'cluster.ts'), workers], {
+          const child = spawn(process.execPath, [...SERVER_FLAGS, server('cluster'), workers], {
             cwd: root,
             env: process.env,
             stdio: ['ignore', 'pipe', 'inherit'],
@@ -159,13 +174,41 @@ async function load(port: number, request: LoadRequest, duration: number, round:
   return JSON.parse(line) as { requests: number; p50: number; p99: number; non2xx: number; errors: number };
 }
 
-function peakRssMb(pid: number | undefined): number {
+/** The peak RSS of one process, in MB (0 when it is gone). */
+function processPeakMb(pid: number): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
   } catch {
     return 0;
   }
+}
+
+/**
+ * The largest peak RSS among a server and the processes it started: the scale-out rows run a
+ * wrapper whose server processes are its children and grandchildren, and the target is per process.
+ */
+function peakRssMb(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The parent pid is the second field after the parenthesised command name.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  let peak = 0;
+  const pending = [pid];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    peak = Math.max(peak, processPeakMb(next));
+    pending.push(...(children.get(next) ?? []));
+  }
+  return peak;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
@@ -248,6 +291,7 @@ const pairedInThisRun = (t: Target) =>
   targets.some(
     (s) => s !== t && wanted(s) && (((s.target?.ratio ?? 0) > 0 && s.baseline === t.name) || s.alsoCompare?.baseline === t.name),
   );
+buildServers();
 try {
   for (const target of targets.filter(wanted)) {
     // A baseline is measured in pairs with the scenarios that name it; alone only when none runs.

@@ -10,6 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { migrateToLatest, openDatabase } from '../../src/infra/db/index.js';
 import { BENCH_ROOT_TOKEN, scenarios } from '../scenarios.js';
+import { profileOnSignal } from './profile.js';
 
 const name = process.argv[2] ?? '';
 const scenario = scenarios[name];
@@ -48,6 +49,10 @@ const request = process.env.BENCH_SEED === '0' ? JSON.parse(process.env.BENCH_RE
 await app.listen({ port: Number(process.env.BENCH_PORT ?? 0), host: '127.0.0.1' });
 const address = app.server.address() as { port: number };
 process.stdout.write(`${JSON.stringify({ port: address.port, request, schema })}\n`);
+const profiler = profileOnSignal();
 process.on('SIGTERM', () => {
-  void app.close().then(() => process.exit(0));
+  void profiler
+    .stop()
+    .then(() => app.close())
+    .then(() => process.exit(0));
 });

@@ -19,7 +19,8 @@ await client.query(`create schema ${schema}`);
 await client.end();
 const databaseUrl = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
 const port = 20000 + Math.floor(Math.random() * 10000);
-const root = path.resolve(import.meta.dirname, '..', '..');
+// bench/run.ts starts this compiled (dist-bench/bench/servers) from the repository root.
+const root = process.cwd();
 // What `npm start` runs: build dist/ first when it is missing or older than the sources.
 const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs'), '--if-stale'], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) throw new Error('building dist/ failed');
