@@ -2,7 +2,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-bench/**', 'node_modules/**', 'data/**', 'bench/results/**', 'scripts/*.mjs', 'test/**/*.mjs', 'eslint.config.js'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist-bench/**',
+      'node_modules/**',
+      'data/**',
+      'bench/results/**',
+      'scripts/*.mjs',
+      'test/**/*.mjs',
+      'eslint.config.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

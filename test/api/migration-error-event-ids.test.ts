@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { migrateToLatest } from '../../src/infra/db/index.js';
+import type { AnyDb } from '../../src/infra/db/migrations/helpers.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 // 0010 makes event ids unique per error instead of per project (a table rebuild on SQLite):
@@ -75,12 +76,13 @@ describe('migration 0010_error_event_ids on a database with events', () => {
       created_at: now,
       updated_at: now,
     });
-    const errors = await db
+    // The rows of the schema at 0009: no fingerprint_key yet (0011 adds it), so an untyped handle.
+    const errors = await (db as AnyDb)
       .insertInto('error_tracking_errors')
       .values([errorRow('a'), errorRow('b')])
       .returning('id')
       .execute();
-    errorIds = errors.map((e) => Number(e.id));
+    errorIds = errors.map((e: { id: number }) => Number(e.id));
     await db
       .insertInto('error_tracking_error_events')
       .values([event(errorIds[0] as number, 'e1'), event(errorIds[0] as number, 'e2'), event(errorIds[1] as number, 'e3')])

@@ -10,11 +10,12 @@ const keepEarliest = (column: string) =>
 
 // Every ingested event runs these two: compiled once (docs/performance.md).
 const UPSERT_ERROR = new CompiledOnce(
-  9,
+  10,
   (
     db,
     projectId: number,
     fingerprint: string,
+    fingerprintKey: bigint,
     title: string,
     name: string,
     description: string,
@@ -28,6 +29,7 @@ const UPSERT_ERROR = new CompiledOnce(
       .values({
         project_id: projectId,
         fingerprint,
+        fingerprint_key: fingerprintKey,
         title,
         name,
         description,
@@ -42,7 +44,7 @@ const UPSERT_ERROR = new CompiledOnce(
         updated_at: now,
       })
       .onConflict((oc) =>
-        oc.columns(['project_id', 'fingerprint']).doUpdateSet((eb) => ({
+        oc.columns(['project_id', 'fingerprint_key']).doUpdateSet((eb) => ({
           events_count: sql<number>`error_tracking_errors.events_count + 1`,
           first_seen_at: keepEarliest('first_seen_at'),
           last_seen_at: keep('last_seen_at'),
@@ -100,7 +102,7 @@ export class IngestionRepository {
 
   /**
    * Find-or-create the error and count the event in one statement: the unique
-   * (project, fingerprint) index makes two identical events at once land on one row on
+   * (project, fingerprint key) index makes two identical events at once land on one row on
    * both dialects (PostgreSQL row lock; SQLite serialises writers). A new event on a
    * resolved error reopens it; an ignored error stays ignored.
    */
@@ -109,6 +111,7 @@ export class IngestionRepository {
       this.db,
       projectId,
       event.fingerprint,
+      event.fingerprintKey,
       event.title,
       event.name,
       event.description,

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Flag, Millis } from './core.js';
 
 export interface ErrorTrackingSettingsTable {
@@ -24,6 +24,8 @@ export interface ErrorTrackingErrorsTable {
   id: Generated<number>;
   project_id: number;
   fingerprint: string;
+  /** The fingerprint's first 64 bits, the unique key of an error in its project (migration 0011). */
+  fingerprint_key: ColumnType<number | bigint, bigint, bigint>;
   title: string;
   name: string;
   description: string;
