@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../infra/db/index.js';
 import { CompiledOnce, bumpEpoch } from '../../infra/db/index.js';
@@ -52,22 +51,9 @@ const SETTINGS = new CompiledOnce(1, (db, projectId: number) =>
 );
 // A new fingerprint is the common case of a miss: a read of the partial index settles it
 // (an UPDATE that finds nothing costs about three times as much on SQLite).
-const OPEN_ID = new CompiledOnce(2, (db, projectId: number, fingerprintKey: bigint) =>
-  db.selectFrom('alerts').select('id').where('project_id', '=', projectId).where('fingerprint_key', '=', fingerprintKey).where(OPEN),
+const OPEN_ID = new CompiledOnce(2, (db, projectId: number, fingerprint: string) =>
+  db.selectFrom('alerts').select('id').where('project_id', '=', projectId).where('fingerprint', '=', fingerprint).where(OPEN),
 );
-
-/**
- * Open alerts are found by the first 64 bits of their fingerprint (migration 0012): a third of
- * the index entry of the 40 hex digits. Fingerprints are SHA-1 hex (normalize.common.ts);
- * anything else is keyed by its own SHA-1, as the migration keyed the rows before it.
- */
-export function fingerprintKey(fingerprint: string): bigint;
-export function fingerprintKey(fingerprint: string | null): bigint | null;
-export function fingerprintKey(fingerprint: string | null): bigint | null {
-  if (fingerprint === null) return null;
-  const hex = /^[0-9a-f]{40}$/.test(fingerprint) ? fingerprint : createHash('sha1').update(fingerprint).digest('hex');
-  return BigInt.asIntN(64, BigInt(`0x${hex.slice(0, 16)}`));
-}
 const INCREMENT_OPEN = new CompiledOnce(2, (db, now: number, id: number) =>
   db
     .updateTable('alerts')
@@ -96,7 +82,6 @@ const NEW_ALERT_COLUMNS = [
   'ended_at',
   'events',
   'fingerprint',
-  'fingerprint_key',
   'environment_name',
   'runbook',
   'full_query',
@@ -119,7 +104,7 @@ const INSERT_OR_INCREMENT = new CompiledOnce(NEW_ALERT_COLUMNS.length, (db, ...v
     .values(Object.fromEntries(NEW_ALERT_COLUMNS.map((column, i) => [column, values[i]])) as NewAlertRow)
     .onConflict((oc) =>
       oc
-        .columns(['project_id', 'fingerprint_key'])
+        .columns(['project_id', 'fingerprint'])
         .where(OPEN)
         .doUpdateSet((eb) => ({ events: eb('alerts.events', '+', 1), updated_at: eb.ref('excluded.updated_at') })),
     )
@@ -137,7 +122,7 @@ export class AlertsRepository {
 
   /** A repeat of an unresolved alert: one more event, nothing else changes (reference A6 step 2). */
   async incrementOpen(projectId: number, fingerprint: string, now: number): Promise<Pick<AlertRow, 'iid' | 'title'> | undefined> {
-    const open = await OPEN_ID.first(this.db, projectId, fingerprintKey(fingerprint));
+    const open = await OPEN_ID.first(this.db, projectId, fingerprint);
     return open ? INCREMENT_OPEN.first(this.db, now, open.id) : undefined;
   }
 
@@ -145,19 +130,14 @@ export class AlertsRepository {
    * Inserts a new alert; when another request created the same unresolved fingerprint in
    * the meantime, the partial unique index turns this into an increment of that alert.
    */
-  async insertOrIncrement(alert: NewAlertRow): Promise<Pick<AlertRow, 'id' | 'iid' | 'title'>> {
-    const row = { ...alert, fingerprint_key: fingerprintKey(alert.fingerprint ?? null) };
+  async insertOrIncrement(row: NewAlertRow): Promise<Pick<AlertRow, 'id' | 'iid' | 'title'>> {
     const inserted = await INSERT_OR_INCREMENT.first(this.db, ...NEW_ALERT_COLUMNS.map((column) => row[column] ?? null));
     if (!inserted) throw new Error('the alert insert returned no row');
     return inserted;
   }
 
   insert(row: NewAlertRow): Promise<AlertRow> {
-    return this.db
-      .insertInto('alerts')
-      .values({ ...row, fingerprint_key: fingerprintKey(row.fingerprint ?? null) })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return this.db.insertInto('alerts').values(row).returningAll().executeTakeFirstOrThrow();
   }
 
   /** Resolves the unresolved alert with this fingerprint (reference A6 step 2). */
@@ -166,7 +146,7 @@ export class AlertsRepository {
       .updateTable('alerts')
       .set({ status: 'resolved', ended_at: endedAt, updated_at: now })
       .where('project_id', '=', projectId)
-      .where('fingerprint_key', '=', fingerprintKey(fingerprint))
+      .where('fingerprint', '=', fingerprint)
       .where(OPEN)
       .returningAll()
       .executeTakeFirst();

@@ -5,7 +5,7 @@ import type { Database, Executor, Transact } from '../../infra/db/index.js';
 import type { AlertEmailOutboxTable } from '../../infra/db/tables/alerts.js';
 import { BadRequestError } from '../../infra/errors/index.js';
 import type { ProjectRow, ProjectsService } from '../projects/index.js';
-import { AlertsRepository, fingerprintKey, type AlertRow, type AlertSettingsRow } from './alerts.repository.js';
+import { AlertsRepository, type AlertRow, type AlertSettingsRow } from './alerts.repository.js';
 import { alertPagePath, type Incidents } from './incidents.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { multipleIntegrations } from './integrations.service.js';
@@ -165,9 +165,7 @@ export class IngestService {
       const head = await alerts.insertOrIncrement(values);
       // Another request created this fingerprint between our increment and insert: it was grouped.
       if (head.iid !== iid) return head;
-      // As a read of the row gives it back (a number): the row may be serialised (incidents, e-mails).
-      const key = fingerprintKey(values.fingerprint);
-      row = { id: head.id, ...values, fingerprint_key: key === null ? null : Number(key) };
+      row = { id: head.id, ...values };
     } else {
       row = await alerts.insert(values);
     }

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { Generated } from 'kysely';
 import type { Flag, Millis } from './core.js';
 
 /** An alert endpoint of a project: generic HTTP or Prometheus (migration 0004). */
@@ -36,10 +36,8 @@ export interface AlertsTable {
   started_at: Millis;
   ended_at: Millis | null;
   events: number;
-  /** SHA-1 hex. */
+  /** SHA-1 hex; unique per project among alerts that are not resolved. */
   fingerprint: string | null;
-  /** The fingerprint's first 64 bits: unique per project among alerts that are not resolved (migration 0012). */
-  fingerprint_key: ColumnType<number | bigint | null, bigint | null | undefined, bigint | null>;
   environment_name: string | null;
   runbook: string | null;
   full_query: string | null;
