@@ -5,7 +5,7 @@ import { CORS, allowCors, answerPreflight, type CorsRule } from './cors.js';
 import type { DeviceService } from './device.service.js';
 import type { SigningKeys } from './keys.service.js';
 import { mapTokenInfo } from './oauth.presenter.js';
-import type { OAuthStorage } from './oauth.storage.js';
+import type { AccessTokenRow, OAuthStorage } from './oauth.storage.js';
 import type { OidcService } from './oidc.service.js';
 import { readParams, requireParam } from './params.js';
 import { tokenEndpoint, type TokenEndpointDeps } from './token-endpoint.js';
@@ -67,10 +67,20 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   });
 
   preflight(app, '/oauth/token/info', CORS.tokenInfo);
+  // A found token's row lives a few seconds in the tokens' cache; its answer is built once per
+  // row and second of `expires_in`, so a resource server checking one token again and again gets
+  // the same bytes without redoing them (as GET /api/v4/user does for its caller).
+  const infoBodies = new WeakMap<AccessTokenRow, { expiresIn: number | null; json: string }>();
   app.get('/oauth/token/info', { config: NONE }, async (request, reply) => {
     allowCors(request, reply, CORS.tokenInfo);
     const token = await tokens.require(accessTokenOf(request));
-    return noStore(reply).send(mapTokenInfo(token.token, token.applicationUid, tokens.expiresIn(token.token)));
+    const expiresIn = tokens.expiresIn(token.token);
+    let body = infoBodies.get(token.token);
+    if (body?.expiresIn !== expiresIn) {
+      body = { expiresIn, json: JSON.stringify(mapTokenInfo(token.token, token.applicationUid, expiresIn)) };
+      infoBodies.set(token.token, body);
+    }
+    return noStore(reply).type('application/json; charset=utf-8').send(body.json);
   });
 
   preflight(app, '/oauth/userinfo', CORS.userinfo);

@@ -132,7 +132,18 @@ export class OAuthTokens {
     const found = await this.findAccess(presented);
     if (!found || found.token.revoked === 1 || found.user.state !== 'active') return null;
     if (found.token.expires_at !== null && found.token.expires_at <= this.clock.now()) return null;
-    return { ...found, scopes: splitScopes(found.token.scopes) };
+    return { token: found.token, user: found.user, applicationUid: found.applicationUid, scopes: this.scopesOf(found.token) };
+  }
+
+  /** A cached row's scopes, split once: the row is the same object while it stays cached. */
+  private readonly scopes = new WeakMap<AccessTokenRow, string[]>();
+  private scopesOf(token: AccessTokenRow): string[] {
+    let scopes = this.scopes.get(token);
+    if (!scopes) {
+      scopes = splitScopes(token.scopes);
+      this.scopes.set(token, scopes);
+    }
+    return scopes;
   }
 
   async require(secret: string | undefined): Promise<ActiveToken> {
