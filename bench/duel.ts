@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { firstLine } from './child-output.js';
 
 const [scenario, ...rest] = process.argv.slice(2);
 const builds = rest.slice(0, 2);
@@ -18,25 +19,6 @@ if (!scenario || builds.length !== 2) {
 }
 const root = path.dirname(import.meta.dirname);
 const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
-
-function firstLine(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    const timer = setTimeout(() => reject(new Error('no answer in 120 s')), 120_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const line = buffer.split('\n').find((l) => l.startsWith('{'));
-      if (line && buffer.includes('\n')) {
-        clearTimeout(timer);
-        resolve(line);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}`));
-    });
-  });
-}
 
 /** User + system CPU of a process so far, in microseconds. */
 function cpuMicros(pid: number): number {

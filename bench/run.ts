@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { LoadRequest } from './scenarios.js';
 import { scenarios } from './scenarios.js';
+import { firstLine } from './child-output.js';
 
 const here = import.meta.dirname;
 const root = path.dirname(here);
@@ -72,25 +73,6 @@ function launch(args: string[], core: string, env: Record<string, string> = {}):
   const flags = core === '0' ? SERVER_FLAGS : TSX;
   const argv = pin ? ['-c', core, process.execPath, ...flags, ...args] : [...flags, ...args];
   return spawn(command, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-}
-
-function firstLine(child: ChildProcess, timeoutMs = 120_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    const timer = setTimeout(() => reject(new Error('no answer from child in time')), timeoutMs);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const line = buffer.split('\n').find((l) => l.startsWith('{'));
-      if (line && buffer.includes('\n')) {
-        clearTimeout(timer);
-        resolve(line);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`child exited with ${code}`));
-    });
-  });
 }
 
 function baselineTarget(name: string, title: string, request: LoadRequest): Target {

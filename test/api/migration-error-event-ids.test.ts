@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { migrateToLatest } from '../../src/infra/db/index.js';
 import type { AnyDb } from '../../src/infra/db/migrations/helpers.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { errorRowForMigration, eventRowForMigration, insertProjectForMigration } from '../helpers/migration-data.js';
 
 // 0010 makes event ids unique per error instead of per project (a table rebuild on SQLite):
 // events stored before it must come through, ids must not be reused.
@@ -12,70 +13,13 @@ describe('migration 0010_error_event_ids on a database with events', () => {
   let errorIds: number[];
   const now = 1_700_000_000_000;
 
-  const event = (errorId: number, eventId: string) => ({
-    project_id: projectId,
-    error_id: errorId,
-    event_id: eventId,
-    occurred_at: now,
-    received_at: now,
-    level: 'error',
-    environment: null,
-    release: null,
-    user_identifier: null,
-    description: 'boom',
-    payload: '{}',
-  });
+  const event = (errorId: number, eventId: string) => eventRowForMigration(projectId, errorId, eventId, now);
 
   before(async () => {
     database = await createTestDatabase({ upTo: '0009_oauth_token_ids' });
     const db = database.handle.db;
-    const namespace = await db
-      .insertInto('namespaces')
-      .values({
-        kind: 'group',
-        name: 'g',
-        path: 'g',
-        full_path: 'g',
-        full_path_lower: 'g',
-        parent_id: null,
-        owner_id: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const project = await db
-      .insertInto('projects')
-      .values({
-        namespace_id: namespace.id,
-        name: 'p',
-        path: 'p',
-        full_path: 'g/p',
-        full_path_lower: 'g/p',
-        repository_storage: 'default',
-        creator_id: null,
-        last_activity_at: now,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    projectId = Number(project.id);
-    const errorRow = (fingerprint: string) => ({
-      project_id: projectId,
-      fingerprint,
-      title: 'Error',
-      name: 'Error',
-      description: 'boom',
-      culprit: 'here',
-      platform: 'node',
-      events_count: 1,
-      first_seen_at: now,
-      last_seen_at: now,
-      issue_iid: null,
-      created_at: now,
-      updated_at: now,
-    });
+    projectId = await insertProjectForMigration(db as AnyDb, now);
+    const errorRow = (fingerprint: string) => errorRowForMigration(projectId, fingerprint, now);
     // The rows of the schema at 0009: no fingerprint_key yet (0011 adds it), so an untyped handle.
     const errors = await (db as AnyDb)
       .insertInto('error_tracking_errors')

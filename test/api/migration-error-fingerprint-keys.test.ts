@@ -6,6 +6,7 @@ import { systemClock } from '../../src/infra/clock.js';
 import { normalizeEvent } from '../../src/modules/error-tracking/event.js';
 import { IngestionService } from '../../src/modules/error-tracking/ingestion.service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { errorRowForMigration, eventRowForMigration, insertProjectForMigration } from '../helpers/migration-data.js';
 
 // 0011 keys errors by 64 bits of their fingerprint (a table rebuild on SQLite, which the
 // events table refers to): errors and events stored before it must come through, a new event
@@ -27,41 +28,8 @@ describe('migration 0011_error_fingerprint_keys on a database with errors and ev
     database = await createTestDatabase({ upTo: '0010_error_event_ids' });
     // The schema at 0010: no fingerprint_key yet, so an untyped handle.
     const db = database.handle.db as AnyDb;
-    const namespace = await db
-      .insertInto('namespaces')
-      .values({ kind: 'group', name: 'g', path: 'g', full_path: 'g', full_path_lower: 'g', created_at: now, updated_at: now })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const project = await db
-      .insertInto('projects')
-      .values({
-        namespace_id: namespace.id,
-        name: 'p',
-        path: 'p',
-        full_path: 'g/p',
-        full_path_lower: 'g/p',
-        repository_storage: 'default',
-        last_activity_at: now,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    projectId = Number(project.id);
-    const errorRow = (fingerprint: string) => ({
-      project_id: projectId,
-      fingerprint,
-      title: 'Error',
-      name: 'Error',
-      description: 'boom',
-      culprit: 'here',
-      platform: 'node',
-      events_count: 1,
-      first_seen_at: now,
-      last_seen_at: now,
-      created_at: now,
-      updated_at: now,
-    });
+    projectId = await insertProjectForMigration(db, now);
+    const errorRow = (fingerprint: string) => errorRowForMigration(projectId, fingerprint, now);
     // Two errors as the application groups them, and one left from a hand-made fingerprint.
     const errors = await db
       .insertInto('error_tracking_errors')
@@ -69,16 +37,7 @@ describe('migration 0011_error_fingerprint_keys on a database with errors and ev
       .returning('id')
       .execute();
     errorIds = errors.map((e: { id: number }) => Number(e.id));
-    const eventRow = (errorId: number, eventId: string) => ({
-      project_id: projectId,
-      error_id: errorId,
-      event_id: eventId,
-      occurred_at: now,
-      received_at: now,
-      level: 'error',
-      description: 'boom',
-      payload: '{}',
-    });
+    const eventRow = (errorId: number, eventId: string) => eventRowForMigration(projectId, errorId, eventId, now);
     await db
       .insertInto('error_tracking_error_events')
       .values(errorIds.map((id, i) => eventRow(id, `e${i}`)))
