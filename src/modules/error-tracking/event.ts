@@ -4,8 +4,6 @@ import { hash, randomUUID } from 'node:crypto';
 export interface NormalizedEvent {
   eventId: string;
   fingerprint: string;
-  /** The fingerprint's first 64 bits as a signed integer: the key errors are found by (migration 0011). */
-  fingerprintKey: bigint;
   title: string;
   name: string;
   description: string;
@@ -128,9 +126,6 @@ export function userIdentifier(event: Json, clientIp: string): string | null {
 }
 
 const sha1 = (parts: readonly string[]): string => hash('sha1', JSON.stringify(parts), 'hex');
-
-/** The first 64 bits of a SHA-1 hex fingerprint, as the signed integer the errors table keys on. */
-export const fingerprintKey = (fingerprint: string): bigint => BigInt.asIntN(64, BigInt(`0x${fingerprint.slice(0, 16)}`));
 const DEFAULT_PLACEHOLDER = /^\{\{\s*default\s*\}\}$/;
 
 /**
@@ -183,11 +178,9 @@ export function normalizeEvent(event: Json, context: { eventId?: string | undefi
     title = name;
   }
   const level = str(event.level)?.toLowerCase();
-  const fingerprint = grouping(event, exception, message);
   return {
     eventId: context.eventId ?? normalizeEventId(event.event_id) ?? newEventId(),
-    fingerprint,
-    fingerprintKey: fingerprintKey(fingerprint),
+    fingerprint: grouping(event, exception, message),
     title: clean(title, 255),
     name: clean(name, 255),
     description: clean(description, 1024),

@@ -8,6 +8,12 @@ const keep = (column: string) =>
 const keepEarliest = (column: string) =>
   sql<number>`case when excluded.${sql.ref(column)} < error_tracking_errors.${sql.ref(column)} then excluded.${sql.ref(column)} else error_tracking_errors.${sql.ref(column)} end`;
 
+/**
+ * The key errors are found by (migration 0011): the first 64 bits of the SHA-1 hex fingerprint
+ * as a signed integer, a third of the text's index entry.
+ */
+const fingerprintKey = (fingerprint: string): bigint => BigInt.asIntN(64, BigInt(`0x${fingerprint.slice(0, 16)}`));
+
 // Every ingested event runs these two: compiled once (docs/performance.md).
 const UPSERT_ERROR = new CompiledOnce(
   10,
@@ -111,7 +117,7 @@ export class IngestionRepository {
       this.db,
       projectId,
       event.fingerprint,
-      event.fingerprintKey,
+      fingerprintKey(event.fingerprint),
       event.title,
       event.name,
       event.description,

@@ -50,6 +50,8 @@ export interface ActiveToken extends TokenWithContext {
  */
 export class OAuthTokens {
   private readonly found: EpochCache<TokenWithContext | undefined>;
+  /** Scopes of the rows `found` holds, split once: a row is the same object while it stays cached. */
+  private readonly scopes = new WeakMap<AccessTokenRow, string[]>();
 
   constructor(
     private readonly storage: OAuthStorage,
@@ -135,8 +137,7 @@ export class OAuthTokens {
     return { token: found.token, user: found.user, applicationUid: found.applicationUid, scopes: this.scopesOf(found.token) };
   }
 
-  /** A cached row's scopes, split once: the row is the same object while it stays cached. */
-  private readonly scopes = new WeakMap<AccessTokenRow, string[]>();
+  /** A cached row's scopes, split once. */
   private scopesOf(token: AccessTokenRow): string[] {
     let scopes = this.scopes.get(token);
     if (!scopes) {
