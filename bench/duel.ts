@@ -4,11 +4,12 @@
 // Both servers share core 0 and are loaded at once from core 1, so the machine's drift (tens of
 // per cent within minutes on a shared VM) reaches both alike; runs one after the other cannot
 // see a change of 5 % (docs/performance.md "Duels").
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { firstLine } from './child-output.js';
+import { cpuMicros } from './cpu-time.js';
 
 const [scenario, ...rest] = process.argv.slice(2);
 const builds = rest.slice(0, 2);
@@ -18,14 +19,6 @@ if (!scenario || builds.length !== 2) {
   process.exit(2);
 }
 const root = path.dirname(import.meta.dirname);
-const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
-
-/** User + system CPU of a process so far, in microseconds. */
-function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6;
-}
 
 interface Server {
   build: string;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { LoadRequest } from './scenarios.js';
 import { scenarios } from './scenarios.js';
 import { firstLine } from './child-output.js';
+import { cpuMicros } from './cpu-time.js';
 
 const here = import.meta.dirname;
 const root = path.dirname(here);
@@ -32,6 +33,8 @@ const server = (name: string) => path.join(BUILT, `${name}.js`);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION = Number(process.env.BENCH_DURATION ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+/** Seconds of the at-once measurement of a scenario with its baseline (0 leaves it out). */
+const AT_ONCE = Number(process.env.BENCH_AT_ONCE ?? 6);
 const filters = process.argv.slice(2);
 const pin = os.availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
@@ -44,6 +47,13 @@ interface Target {
   alsoCompare?: { baseline: string; ratio: number };
 }
 
+/** CPU per request of a scenario and of its baseline, both loaded at once; ratio = baseline ÷ scenario. */
+interface AtOnce {
+  ratio: number;
+  scenarioMicros: number;
+  baselineMicros: number;
+}
+
 interface Row {
   name: string;
   title: string;
@@ -54,7 +64,9 @@ interface Row {
   baseline?: string | undefined;
   ratio?: number | undefined;
   target?: { ratio: number; p99: number } | undefined;
-  also?: { baseline: string; ratio: number; wanted: number } | undefined;
+  also?: { baseline: string; ratio: number; wanted: number; atOnce?: AtOnce | undefined } | undefined;
+  /** The ratio measured with the scenario and its baseline loaded at the same time. */
+  atOnce?: AtOnce | undefined;
   non2xx: number;
   errors: number;
   /** Why the target measured nothing (its server did not start). */
@@ -153,7 +165,7 @@ async function load(port: number, request: LoadRequest, duration: number, round:
   const options = { url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration, request, round };
   const child = launch([path.join(here, 'load.ts'), JSON.stringify(options)], '1');
   const line = await firstLine(child, (duration + 60) * 1000);
-  return JSON.parse(line) as { requests: number; p50: number; p99: number; non2xx: number; errors: number };
+  return JSON.parse(line) as { requests: number; total: number; p50: number; p99: number; non2xx: number; errors: number };
 }
 
 /** The peak RSS of one process, in MB (0 when it is gone). */
@@ -232,6 +244,31 @@ interface Running {
   port: number;
   request: LoadRequest;
   rounds: Round[];
+  /** Loads run so far: the next load's round number (generators that use up inputs slice by it). */
+  loads: number;
+}
+/** The next load of a server: its round number counts every load it has had. */
+const loadNext = (server: Running, duration: number) => load(server.port, server.request, duration, server.loads++);
+
+/**
+ * The scenario and its baseline, both servers on core 0, loaded at the same time from core 1:
+ * the CPU each spends per request. The machine's drift between rounds (tens of per cent on a
+ * shared VM) reaches both alike here, which paired rounds one after the other cannot promise.
+ * A single-threaded server saturated by 50 connections serves 1 / (CPU per request) requests
+ * per second of its core, so the ratio of CPU per request is the ratio of throughput.
+ */
+async function measureAtOnce(scenario: Running, baseline: Running): Promise<AtOnce> {
+  const servers = [scenario, baseline];
+  const before = servers.map((s) => cpuMicros(s.child.pid as number));
+  const results = await Promise.all(servers.map((s) => loadNext(s, AT_ONCE)));
+  const [scenarioMicros, baselineMicros] = servers.map(
+    (s, i) => (cpuMicros(s.child.pid as number) - (before[i] as number)) / Math.max(1, (results[i] as Round).total),
+  ) as [number, number];
+  return {
+    ratio: round2(baselineMicros / scenarioMicros),
+    scenarioMicros: Math.round(scenarioMicros),
+    baselineMicros: Math.round(baselineMicros),
+  };
 }
 /**
  * Baselines stay up for the whole run. This machine's speed drifts by tens of percent from
@@ -247,9 +284,9 @@ async function baselineServer(name: string): Promise<Running | undefined> {
   if (!target) return undefined;
   process.stderr.write(`bench: ${name} (baseline)\n`);
   const started = await target.start();
-  const running = { ...started, rounds: [] };
+  const running: Running = { ...started, rounds: [], loads: 0 };
   baselines.set(name, running);
-  await load(running.port, running.request, 2, 0);
+  await loadNext(running, 2);
   return running;
 }
 
@@ -288,9 +325,10 @@ try {
       rows.push({ ...summarize(target, [], 0), failed: (error as Error).message });
       continue;
     }
-    const { child, port, request } = started;
+    const { child } = started;
+    const running: Running = { ...started, rounds: [], loads: 0 };
     try {
-      await load(port, request, 2, 0); // warm-up: JIT, caches, connections
+      await loadNext(running, 2); // warm-up: JIT, caches, connections
       // A scenario with only a latency target (events) has nothing to be paired with.
       const base = target.baseline && (target.target?.ratio ?? 0) > 0 ? await baselineServer(target.baseline) : undefined;
       const other = target.alsoCompare ? await baselineServer(target.alsoCompare.baseline) : undefined;
@@ -298,19 +336,27 @@ try {
       const ratios: number[] = [];
       const alsoRatios: number[] = [];
       for (let i = 0; i < ROUNDS; i += 1) {
-        const baseRound = base ? await load(base.port, base.request, DURATION, base.rounds.length + 1) : undefined;
+        const baseRound = base ? await loadNext(base, DURATION) : undefined;
         if (base && baseRound) base.rounds.push(baseRound);
-        const otherRound = other ? await load(other.port, other.request, DURATION, other.rounds.length + 1) : undefined;
+        const otherRound = other ? await loadNext(other, DURATION) : undefined;
         if (other && otherRound) other.rounds.push(otherRound);
-        const round = await load(port, request, DURATION, i + 1);
+        const round = await loadNext(running, DURATION);
         rounds.push(round);
         if (baseRound) ratios.push(round.requests / baseRound.requests);
         if (otherRound) alsoRatios.push(round.requests / otherRound.requests);
       }
+      const atOnce = base && AT_ONCE > 0 ? await measureAtOnce(running, base) : undefined;
+      const alsoAtOnce = other && AT_ONCE > 0 ? await measureAtOnce(running, other) : undefined;
       const row = summarize(target, rounds, peakRssMb(child.pid));
       if (ratios.length > 0) row.ratio = round2(median(ratios));
+      row.atOnce = atOnce;
       if (other && target.alsoCompare)
-        row.also = { baseline: target.alsoCompare.baseline, ratio: round2(median(alsoRatios)), wanted: target.alsoCompare.ratio };
+        row.also = {
+          baseline: target.alsoCompare.baseline,
+          ratio: round2(median(alsoRatios)),
+          wanted: target.alsoCompare.ratio,
+          atOnce: alsoAtOnce,
+        };
       rows.push(row);
     } finally {
       child.kill('SIGTERM');
@@ -337,29 +383,49 @@ const verdict = (r: Row) => {
   if (r.failed) return `FAILED: ${r.failed}`;
   if (!r.target) return '';
   if (r.target.ratio === 0) return `${r.p99 <= r.target.p99 ? 'meets' : 'MISSES'} (p99 ≤${r.target.p99} ms)`;
-  if (r.ratio === undefined) return '';
-  const ok = r.ratio >= r.target.ratio && r.p99 <= r.target.p99;
+  // Judged on the ratio measured at once when there is one (docs/decisions.md), else on the rounds'.
+  const ratio = r.atOnce?.ratio ?? r.ratio;
+  if (ratio === undefined) return '';
+  const ok = ratio >= r.target.ratio && r.p99 <= r.target.p99;
   const main = `${ok ? 'meets' : 'MISSES'} (≥${r.target.ratio}, p99 ≤${r.target.p99} ms)`;
   if (!r.also) return main;
-  return `${main}; ${r.also.ratio} × ${r.also.baseline}: ${r.also.ratio >= r.also.wanted ? 'meets' : 'MISSES'} (≥${r.also.wanted})`;
+  const also = r.also.atOnce?.ratio ?? r.also.ratio;
+  return `${main}; ${also} × ${r.also.baseline}: ${also >= r.also.wanted ? 'meets' : 'MISSES'} (≥${r.also.wanted})`;
 };
-const header = '| target | req/s (median) | p50 ms | p99 ms | peak RSS MB | vs baseline | target | non-2xx |';
-const lines = [header, '|---|---|---|---|---|---|---|---|'];
+const atOnceCell = (a: AtOnce | undefined, baseline: string | undefined) =>
+  a ? `${a.ratio} × ${baseline} (${a.scenarioMicros} vs ${a.baselineMicros} µs)` : '';
+const atOnceCells = (r: Row) => [atOnceCell(r.atOnce, r.baseline), atOnceCell(r.also?.atOnce, r.also?.baseline)].filter(Boolean).join('; ');
+const roundsCells = (r: Row) =>
+  [r.ratio !== undefined ? `${r.ratio} × ${r.baseline}` : '', r.also ? `${r.also.ratio} × ${r.also.baseline}` : '']
+    .filter(Boolean)
+    .join('; ');
+const header =
+  '| target | req/s (median) | p50 ms | p99 ms | peak RSS MB | vs baseline, rounds | vs baseline at once (CPU/request) | target | non-2xx |';
+const lines = [header, '|---|---|---|---|---|---|---|---|---|'];
 for (const r of rows) {
   lines.push(
-    `| ${r.title} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.rssMb} | ${r.ratio !== undefined ? `${r.ratio} × ${r.baseline}` : ''} | ${verdict(r)} | ${r.non2xx + r.errors} |`,
+    `| ${r.title} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.rssMb} | ${roundsCells(r)} | ${atOnceCells(r)} | ${verdict(r)} | ${r.non2xx + r.errors} |`,
   );
 }
 if (moves) {
   lines.push(
-    `| storage move, 10,000 commits (copy + verify) | ${moves.moveMs} ms vs \`git clone --mirror\` ${moves.cloneMs} ms |  |  |  | ${moves.ratio} × clone | ${moves.ratio <= 1.5 ? 'meets' : 'MISSES'} (≤1.5) |  |`,
+    `| storage move, 10,000 commits (copy + verify) | ${moves.moveMs} ms vs \`git clone --mirror\` ${moves.cloneMs} ms |  |  |  | ${moves.ratio} × clone |  | ${moves.ratio <= 1.5 ? 'meets' : 'MISSES'} (≤1.5) |  |`,
   );
 }
 const table = lines.join('\n');
 process.stdout.write(`\n${table}\n`);
 const machine = `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${pin ? 'server on core 0, load on core 1' : 'not pinned'}`;
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const result = { date: new Date().toISOString(), machine, rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS, rows, moves };
+const result = {
+  date: new Date().toISOString(),
+  machine,
+  rounds: ROUNDS,
+  duration: DURATION,
+  atOnceSeconds: AT_ONCE,
+  connections: CONNECTIONS,
+  rows,
+  moves,
+};
 writeFileSync(path.join(here, 'results', `${stamp}.json`), `${JSON.stringify(result, null, 2)}\n`);
 writeFileSync(path.join(here, 'results', 'latest.md'), `${machine}\n\n${table}\n`);
 process.stdout.write(`\n${machine}\nwritten to bench/results/${stamp}.json\n`);

@@ -29,6 +29,11 @@ export interface Scenario {
 const ROOT_TOKEN = 'bsp_bench-root-token-0123456789abcdef';
 /** Live refresh tokens per load: one per connection (50) plus those autocannon builds ahead. */
 export const REFRESH_CHAINS = 128;
+/**
+ * Refresh tokens to seed, one slice of REFRESH_CHAINS per load a refresh server takes in a run
+ * (bench/run.ts): the warm-up, each round and the at-once measurement.
+ */
+export const REFRESH_TOKENS = REFRESH_CHAINS * (Number(process.env.BENCH_ROUNDS ?? 3) + 2);
 export const BENCH_ROOT_TOKEN = ROOT_TOKEN;
 
 async function benchUserToken(app: FastifyInstance): Promise<string> {
@@ -147,7 +152,7 @@ export const scenarios: Record<string, Scenario> = {
     target: { ratio: 2.5, p99: 50 },
     seed: async (app) => {
       // One chain of refresh tokens per connection: each answer's refresh token is the next request's.
-      const { client, pairs } = await oauthTokens(app, REFRESH_CHAINS * (Number(process.env.BENCH_ROUNDS ?? 3) + 1));
+      const { client, pairs } = await oauthTokens(app, REFRESH_TOKENS);
       return {
         method: 'POST',
         path: '/oauth/token',

@@ -5,7 +5,7 @@
 // Usage: tsx bench/servers/oidc-provider.ts <refresh|introspect>; prints {"port", "request"}.
 import http from 'node:http';
 import Provider from 'oidc-provider';
-import { REFRESH_CHAINS } from '../scenarios.js';
+import { REFRESH_CHAINS, REFRESH_TOKENS } from '../scenarios.js';
 
 const mode = process.argv[2] ?? 'refresh';
 const server = http.createServer();
@@ -101,7 +101,7 @@ async function mintPair(): Promise<{ access: string; refresh: string }> {
 }
 
 const pairs = [];
-for (let i = 0; i < REFRESH_CHAINS * (Number(process.env.BENCH_ROUNDS ?? 3) + 1); i += 1) pairs.push(await mintPair());
+for (let i = 0; i < REFRESH_TOKENS; i += 1) pairs.push(await mintPair());
 const request =
   mode === 'refresh'
     ? {
