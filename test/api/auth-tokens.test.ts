@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, ROOT_TOKEN, type TestApp } from '../helpers/app.js';
 import { createUser } from '../helpers/factories.js';
+import { issueTokens, registerApp, sessionCookie } from '../helpers/oauth.js';
 
 const EXPIRED = 'Token is expired. You can either do re-authorization or token refresh.';
 const REVOKED = 'Token was revoked. You have to re-authorize from the user.';
@@ -228,5 +229,44 @@ describe('scope matrix', () => {
     const res = await t.api('POST', '/users', { token: plain.token, body: bodyFor('/users') });
     assert.equal(res.statusCode, 403);
     assert.deepEqual(res.json(), { message: '403 Forbidden' });
+  });
+});
+
+describe('/personal_access_tokens/self with a credential that is not a token of that table', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  it("an administrator's OAuth token names no personal token: 404, and the personal token with its row id is untouched", async () => {
+    const admin = await createUser(t.app, { admin: true });
+    const client = await registerApp(t);
+    const { access_token: oauthToken } = await issueTokens(t, await sessionCookie(t, admin), client);
+    // OAuth tokens carry their row id (bso_<id>_<secret>); make sure a personal token has that id too.
+    const oauthId = Number(oauthToken.split('_')[1]);
+    let victim: { id: number; token: string } | undefined;
+    while (!victim || victim.id < oauthId) {
+      const created = await t.api('POST', '/user/personal_access_tokens', { token: admin.token, body: { name: 'other', scopes: ['api'] } });
+      assert.equal(created.statusCode, 201);
+      victim = created.json();
+    }
+    const same = (await t.database.handle.db.selectFrom('personal_access_tokens').select('id').where('id', '=', oauthId).executeTakeFirst())
+      ?.id;
+    assert.equal(same, oauthId);
+    const asOauth = { token: null, headers: { authorization: `Bearer ${oauthToken}` } };
+    for (const [method, url] of [
+      ['GET', '/personal_access_tokens/self'],
+      ['POST', '/personal_access_tokens/self/rotate'],
+      ['DELETE', '/personal_access_tokens/self'],
+    ] as const) {
+      const res = await t.api(method, url, asOauth);
+      assert.equal(res.statusCode, 404, `${method} ${url}`);
+      assert.deepEqual(res.json(), { message: '404 Personal Access Token Not Found' });
+    }
+    const shown = await t.api('GET', `/personal_access_tokens/${oauthId}`);
+    assert.equal(shown.json().revoked, false);
+    assert.equal((await t.api('GET', '/user', { token: victim.token })).statusCode, 200);
+    assert.equal((await t.api('GET', '/user')).statusCode, 200);
   });
 });

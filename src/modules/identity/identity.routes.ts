@@ -7,7 +7,7 @@ import { mapToken, mapUser, mapUserBasic, mapUserPublic, mapUserWithAdmin } from
 import * as S from './identity.schemas.js';
 import { emptyBodyAsObject } from './resource-tokens.routes.js';
 import type { TokenRow } from './tokens.repository.js';
-import type { TokensService } from './tokens.service.js';
+import { TABLE_TOKEN_CREDENTIALS, type TokensService } from './tokens.service.js';
 import type { UserRow } from './users.repository.js';
 import type { UsersService } from './users.service.js';
 
@@ -32,8 +32,10 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
     return mapUser(user, base);
   };
   const ownTokenOr404 = async (id: number | 'self', actor: Actor): Promise<TokenRow> => {
-    const row = id === 'self' ? await tokens.findById(actor.credential.id) : await tokens.findById(id);
-    if (id === 'self' && actor.credential.kind === 'session') throw new NotFoundError('Personal Access Token');
+    // `self` is the token presented, so only a credential kept in the token table has one: the id
+    // of a session, an OAuth token or a job is a row of another table and names no token here.
+    if (id === 'self' && !TABLE_TOKEN_CREDENTIALS.has(actor.credential.kind)) throw new NotFoundError('Personal Access Token');
+    const row = await tokens.findById(id === 'self' ? actor.credential.id : id);
     if (!row || (row.user_id !== actor.user.id && !actor.user.isAdmin)) throw new NotFoundError('Personal Access Token');
     return row;
   };

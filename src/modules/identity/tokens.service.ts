@@ -29,6 +29,8 @@ const KIND_TO_CREDENTIAL: Record<TokenKind, CredentialKind> = {
   project: 'project_token',
   group: 'group_token',
 };
+/** The credentials whose row is in this module's token table (what `/personal_access_tokens/self` may name). */
+export const TABLE_TOKEN_CREDENTIALS: ReadonlySet<CredentialKind> = new Set(Object.values(KIND_TO_CREDENTIAL));
 
 export function parseExpiry(value: string | null | undefined, now: number, messages: ValidationMessages): number | null {
   if (value === undefined || value === null || value === '') return null;
