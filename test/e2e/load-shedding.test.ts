@@ -44,9 +44,17 @@ describe('load shedding when the event loop falls behind', () => {
     // Requests sent while the loop is starved: the server reads them between blocks.
     const answers: Promise<Response>[] = [];
     const probes: Promise<Response>[] = [];
+    const grants: Promise<Response>[] = [];
     const sender = (async () => {
       for (let i = 0; i < 20; i += 1) {
         answers.push(fetch(`${base}/api/v4/user`, { headers: { 'private-token': ROOT_TOKEN } }));
+        // An unknown client's refresh: 401 invalid_client when it is served.
+        grants.push(
+          fetch(`${base}/oauth/token`, {
+            method: 'POST',
+            body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'nobody' }),
+          }),
+        );
         probes.push(fetch(`${base}/-/readiness`));
         await sleep(100);
       }
@@ -60,6 +68,14 @@ describe('load shedding when the event loop falls behind', () => {
     const sample = shed[0] as Response;
     assert.equal(sample.headers.get('retry-after'), '5');
     assert.match((await sample.json()).message as string, /^503 Service Unavailable/);
+
+    // The OAuth endpoints shed in their own error shape (RFC 6749), still 503 with Retry-After.
+    const oauth = await Promise.all(grants);
+    for (const res of oauth) assert.ok(res.status === 401 || res.status === 503, `/oauth/token: only 401 or 503 (${res.status})`);
+    const oauthShed = oauth.find((r) => r.status === 503);
+    assert.ok(oauthShed, `some token requests were shed (${oauth.map((r) => r.status).join(',')})`);
+    assert.equal(oauthShed.headers.get('retry-after'), '5');
+    assert.equal(((await oauthShed.json()) as { error: string }).error, 'temporarily_unavailable');
 
     // Readiness said so while the loop was starved.
     const readiness = (await Promise.all(probes)).map((r) => r.status);

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './app-errors.js';
 import { fromFastifyError } from './fastify-errors.js';
-import { OAuthError } from './oauth-errors.js';
+import { OAuthError, TemporarilyUnavailableError } from './oauth-errors.js';
 
 function sendAppError(reply: FastifyReply, error: AppError): FastifyReply {
   return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(error.body());
@@ -36,6 +36,9 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
 export function oauthErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof OAuthError) return sendOAuthError(reply, error);
   if (error instanceof AppError && error.status === 429) return sendAppError(reply, error);
+  // Load shedding (app.ts) rejects before any route: an overload, not a failure of the server.
+  if (error instanceof AppError && error.status === 503)
+    return sendOAuthError(reply, new TemporarilyUnavailableError(error.headers['retry-after']));
   const appError = fromFastifyError(error);
   if (appError && appError.status < 500) {
     const status = appError.status === 413 ? 413 : 400;

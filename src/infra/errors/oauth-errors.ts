@@ -13,6 +13,7 @@ export type OAuthErrorCode =
   | 'access_denied'
   | 'unsupported_response_type'
   | 'server_error'
+  | 'temporarily_unavailable'
   | 'invalid_token'
   | 'authorization_pending'
   | 'slow_down'
@@ -33,6 +34,7 @@ export const OAUTH_DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   access_denied: 'The resource owner or authorization server denied the request.',
   unsupported_response_type: 'The authorization server does not support this response type.',
   server_error: 'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.',
+  temporarily_unavailable: 'The authorization server is temporarily overloaded; retry later.',
   invalid_token: 'The access token is invalid',
   authorization_pending: "The authorization request is still pending as the end user hasn't yet completed the user-interaction steps.",
   slow_down: 'The client is polling too quickly; increase the interval between requests by 5 seconds.',
@@ -90,6 +92,14 @@ export class InvalidGrantError extends OAuthError {
 export class UnauthorizedClientError extends OAuthError {
   constructor(description?: string, status = 400) {
     super('unauthorized_client', description, status);
+  }
+}
+
+/** RFC 6749 §4.1.2.1's code for an overloaded server, as a 503 with `Retry-After` (SPEC "Errors"). */
+export class TemporarilyUnavailableError extends OAuthError {
+  constructor(retryAfter: string | undefined) {
+    super('temporarily_unavailable', undefined, 503);
+    if (retryAfter !== undefined) this.headers['retry-after'] = retryAfter;
   }
 }
 
