@@ -139,13 +139,16 @@ describe('events lists: authentication and visibility', () => {
   });
   after(() => t.close());
 
-  it('GET /events needs a user; read_user is enough, other scopes are not', async () => {
+  it('GET /events needs a user; read_user is enough for every events list, other scopes are not', async () => {
     const anonymous = await t.api('GET', '/events', { token: null });
     assert.equal(anonymous.statusCode, 401);
     assert.deepEqual(anonymous.json(), { message: '401 Unauthorized' });
     const reader = await createUser(t.app, { scopes: ['read_user'] });
     assert.equal((await t.api('GET', '/events', { token: reader.token })).statusCode, 200);
     assert.equal((await t.api('GET', `/users/${alice.user.id}/events`, { token: reader.token })).statusCode, 200);
+    const projectEvents = await t.api('GET', `/projects/${publicId}/events`, { token: reader.token });
+    assert.equal(projectEvents.statusCode, 200);
+    assert.ok(projectEvents.json<Ev[]>().some((e) => e.target_title === 'open plan'));
     const repoOnly = await createUser(t.app, { scopes: ['read_repository'] });
     const refused = await t.api('GET', '/events', { token: repoOnly.token });
     assert.equal(refused.statusCode, 403);

@@ -228,6 +228,18 @@ describe('repository storage moves', () => {
     assert.ok(existsSync(storages().path('second', 'group_wiki', group.id)));
     assert.ok(!existsSync(storages().path('default', 'group_wiki', group.id)));
     assert.equal((await t.api('GET', `/snippets/999999/repository_storage_moves`)).json().message, '404 Snippet Not Found');
+    // A snippet id that is not a number is a bad parameter, as on the other snippet routes.
+    const elsewhere = await t.api('GET', '/snippets/abc');
+    assert.equal(elsewhere.statusCode, 400);
+    for (const [method, url] of [
+      ['GET', '/snippets/abc/repository_storage_moves'],
+      ['GET', `/snippets/abc/repository_storage_moves/${s.json().id}`],
+      ['POST', '/snippets/abc/repository_storage_moves'],
+    ] as const) {
+      const res = await t.api(method, url, method === 'POST' ? { body: { destination_storage_name: 'second' } } : {});
+      assert.equal(res.statusCode, 400, `${method} ${url}`);
+      assert.deepEqual(res.json(), elsewhere.json(), `${method} ${url}`);
+    }
   });
 });
 

@@ -101,7 +101,11 @@ export function eventsRoutes(app: ApiApp, deps: EventsRouteDeps): void {
 
   app.get(
     '/projects/:id/events',
-    { schema: { params: S.ProjectParams, querystring: S.EventsListQuery }, config: { policy: { auth: 'optional' } } },
+    // SPEC "Activity events": every events list takes `read_user` (the reference's product does not here; the spec wins).
+    {
+      schema: { params: S.ProjectParams, querystring: S.EventsListQuery },
+      config: { policy: { auth: 'optional', scopes: ['read_user'] } },
+    },
     async (request, reply) => {
       const filter = parseFilter(request.query);
       const page = pageOf(request.query);

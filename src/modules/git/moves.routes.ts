@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { NotFoundError } from '../../infra/errors/index.js';
+import { NotFoundError, ValidationError } from '../../infra/errors/index.js';
 import { IntegerId, NamespaceOrProjectId, PaginationQuery, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
 import type { ProjectLookup, SnippetsService } from '../projects/index.js';
@@ -43,6 +43,10 @@ export function movesRoutes(app: ApiApp, deps: MovesRouteDeps): void {
   const containerId = async (kind: MoveContainerKind, request: FastifyRequest, ref: string): Promise<number> => {
     if (kind === 'project') return (await deps.lookup.project(request, ref)).project.id;
     if (kind === 'group') return (await deps.lookup.group(request, ref)).group.id;
+    // A snippet id is an integer, as on every snippet route: anything else is a bad parameter
+    // (SPEC "Errors" rule 3), not a snippet that is missing. The path is typed as a string for
+    // the project and group families it shares with.
+    if (!/^\d+$/.test(ref)) throw ValidationError.field('id', 'is invalid');
     // Any snippet, whatever its visibility (reference §3.1): administrators see all.
     const snippet = /^\d{1,15}$/.test(ref) ? await deps.snippets.findById(Number(ref)) : undefined;
     if (!snippet) throw new NotFoundError('Snippet');
