@@ -270,3 +270,41 @@ describe('/personal_access_tokens/self with a credential that is not a token of 
     assert.equal((await t.api('GET', '/user')).statusCode, 200);
   });
 });
+
+describe('a rotated-out personal token presented again for rotation', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  const rotateSelf = (token: string) => t.api('POST', '/personal_access_tokens/self/rotate', { token });
+
+  it('elsewhere is only refused; on a rotation route it revokes the whole family, successors included', async () => {
+    const alice = await createUser(t.app);
+    const first = await rotateSelf(alice.token);
+    assert.equal(first.statusCode, 200);
+    const second = await rotateSelf(first.json().token);
+    assert.equal(second.statusCode, 200);
+    const live: string = second.json().token;
+    const unrelated = await t.api('POST', '/user/personal_access_tokens', { token: live, body: { name: 'other', scopes: ['api'] } });
+    assert.equal(unrelated.statusCode, 201);
+
+    // The oldest secret on an ordinary route: refused, nothing else changes.
+    const ordinary = await t.api('GET', '/user', { token: alice.token });
+    assert.equal(ordinary.statusCode, 401);
+    assert.equal((await t.api('GET', '/user', { token: live })).statusCode, 200);
+
+    // The same secret on a rotation route: refused as revoked, and the chain's live token ends with it.
+    const replay = await rotateSelf(alice.token);
+    assert.equal(replay.statusCode, 401);
+    assert.equal(replay.json().error, 'invalid_token');
+    const after = await t.api('GET', '/user', { token: live });
+    assert.equal(after.statusCode, 401);
+    assert.equal(after.json().error_description, REVOKED);
+    // A token outside the chain, of the same user, is untouched.
+    assert.equal((await t.api('GET', '/user', { token: unrelated.json().token })).statusCode, 200);
+    const shown = await t.api('GET', `/personal_access_tokens/${second.json().id}`);
+    assert.equal(shown.json().revoked, true);
+  });
+});

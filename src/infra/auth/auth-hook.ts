@@ -38,7 +38,10 @@ export function createAuthHook(deps: AuthDeps) {
     let found: Found | null;
     try {
       found = await findCredential(deps, request, policy);
-      if (found?.token) validateToken(deps, found.token);
+      if (found?.token) {
+        if (found.token.revoked) await revokeReplayedFamily(deps, request, found.token);
+        validateToken(deps, found.token);
+      }
     } catch (error) {
       // A failed credential is an unauthenticated request: it counts against the IP's limit,
       // so guessing tokens is throttled like any anonymous traffic (reference §3.6).
@@ -123,6 +126,19 @@ function actorFromToken(token: ResolvedToken): Actor {
       ...(token.applicationUid ? { applicationUid: token.applicationUid } : {}),
     },
   };
+}
+
+/** The rotation routes of personal, project and group tokens (reference §1.3). */
+const ROTATION_PATH = /^\/api\/v4\/(?:personal_access_tokens|(?:projects|groups)\/[^/?]+\/access_tokens)\/(?:\d+|self)\/rotate(?:\?|$)/;
+
+/**
+ * A revoked (and unexpired: expiry is answered first) token presented to a rotation route is
+ * a rotated-out secret used again, by its owner's stale copy or by whoever took it: the
+ * family it belongs to is revoked before the request is refused (reference §1.3).
+ */
+async function revokeReplayedFamily(deps: AuthDeps, request: FastifyRequest, token: ResolvedToken): Promise<void> {
+  if (token.expiresAt !== null && token.expiresAt <= deps.clock.now()) return;
+  if (ROTATION_PATH.test(request.url)) await deps.resolvers.current.revokedTokenReplayed?.(token.kind, token.id);
 }
 
 /** AccessTokenValidationService order: expired, revoked, (scope), impersonation disabled. */

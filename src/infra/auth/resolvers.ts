@@ -41,6 +41,8 @@ export interface CredentialResolvers {
   csrfTokenValid?(request: FastifyRequest, sessionId: number): boolean;
   /** Sudo targets: a numeric ID or a case-insensitive username. */
   userByIdOrUsername?(value: string): Promise<ActorUser | null>;
+  /** A revoked token was presented to a rotation path (reference §1.3): end its whole family. */
+  revokedTokenReplayed?(kind: CredentialKind, id: number): Promise<void>;
   /** Marks a token used (`last_used_at`), off the hot path. */
   tokenUsed?(kind: CredentialKind, id: number): void;
 }

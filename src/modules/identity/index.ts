@@ -24,7 +24,7 @@ import { ResourceTokensService, type MembershipPort } from './resource-tokens.se
 import { SESSION_COOKIE, SessionsService } from './sessions.service.js';
 import { SignInService } from './sign-in.service.js';
 import { signInRoutes } from './sign-in.routes.js';
-import { TokensService } from './tokens.service.js';
+import { TABLE_TOKEN_CREDENTIALS, TokensService } from './tokens.service.js';
 import { UsersService, toActorUser } from './users.service.js';
 
 export { UsersService, toActorUser } from './users.service.js';
@@ -67,6 +67,9 @@ export function createIdentityModule(platform: Platform): IdentityModule {
     userByIdOrUsername: async (value) => {
       const user = await users.findByIdOrUsername(value);
       return user ? toActorUser(user) : null;
+    },
+    revokedTokenReplayed: async (kind, id) => {
+      if (TABLE_TOKEN_CREDENTIALS.has(kind)) await tokens.revokeFamily(id);
     },
     tokenUsed: (kind, id) => {
       if (kind !== 'oauth_token') tokens.markUsed(id);

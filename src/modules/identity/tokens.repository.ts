@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { CompiledOnce, bumpEpoch, type Executor } from '../../infra/db/index.js';
 import type { PersonalAccessTokensTable } from '../../infra/db/tables/core.js';
 import type { UserRow } from './users.repository.js';
@@ -105,6 +105,28 @@ export class TokensRepository {
   async revoke(id: number): Promise<void> {
     await this.db.updateTable('personal_access_tokens').set({ revoked: 1 }).where('id', '=', id).execute();
     await bumpEpoch(this.db, 'credentials');
+  }
+
+  /**
+   * Revokes every live token of the rotation chain `id` belongs to: its predecessors and every
+   * token rotated from any of them. Bumps the credentials epoch when one was live.
+   */
+  async revokeFamily(id: number): Promise<number> {
+    const result = await sql`
+      with recursive ancestors(id, previous_token_id) as (
+        select id, previous_token_id from personal_access_tokens where id = ${id}
+        union
+        select t.id, t.previous_token_id from personal_access_tokens t join ancestors a on t.id = a.previous_token_id
+      ),
+      family(id) as (
+        select id from ancestors
+        union
+        select t.id from personal_access_tokens t join family f on t.previous_token_id = f.id
+      )
+      update personal_access_tokens set revoked = 1 where revoked = 0 and id in (select id from family)`.execute(this.db);
+    const revoked = Number(result.numAffectedRows ?? 0);
+    if (revoked > 0) await bumpEpoch(this.db, 'credentials');
+    return revoked;
   }
 
   async touch(ids: readonly number[], at: number): Promise<void> {

@@ -171,6 +171,14 @@ export class TokensService {
     await this.tokens.revoke(row.id);
   }
 
+  /**
+   * A revoked token presented for rotation is a replay of a rotated-out secret (reference §1.3):
+   * the whole chain it belongs to is revoked, so the token that replaced it stops working too.
+   */
+  async revokeFamily(id: number): Promise<void> {
+    await this.db.transaction().execute((trx) => this.tokens.withExecutor(trx).revokeFamily(id));
+  }
+
   /** Revokes the token and issues a new one with the same name, scopes and owner. */
   async rotate(row: TokenRow, expiresAt: string | null | undefined): Promise<CreatedToken> {
     return this.db.transaction().execute(async (trx) => {
