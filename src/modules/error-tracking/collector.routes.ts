@@ -70,9 +70,10 @@ export function collectorRoutes(app: ApiApp, deps: CollectorDeps): void {
     if (!(await projects.findById(projectId))) throw new NotFoundError('Project');
     const setting = await settings.find(projectId);
     if (refusal === 'disabled' || !setting || setting.active !== 1 || setting.integrated !== 1) throw new NotFoundError();
-    // No credential at all is a 403 (reference C2); a wrong one is a 401 (SPEC "Authentication").
+    // No credential at all is a 403 (reference C2); a wrong one is a 401 with SPEC's exact body
+    // ("Errors": `{message: 401 Unauthorized}`, as on every other route).
     if (refusal === 'missing') throw new ForbiddenError('missing sentry_key');
-    throw new UnauthorizedError('unknown or inactive sentry_key');
+    throw new UnauthorizedError();
   };
 
   /** RATE_LIMITS `collector` per project; SDKs read X-Sentry-Rate-Limits first (reference C6). */
