@@ -192,6 +192,144 @@ describe('alert integrations API', () => {
     assert.deepEqual(alert.payload, { name: 'Only me' });
   });
 
+  // A sample with an `alerts` array maps each item: the paths below are relative to an item.
+  const itemMapping = [
+    { field_name: 'title', path: ['name'], type: 'string' },
+    { field_name: 'severity', path: ['level'], type: 'string' },
+    { field_name: 'start_time', path: ['at'], type: 'datetime' },
+  ];
+  const itemSample = JSON.stringify({ source: 'pager', alerts: [{ name: 'Disk full', level: 'HIGH', at: '2026-01-01T00:00:00Z' }] });
+
+  it('a live notification to a mapping whose sample has alerts maps the item of alerts', async () => {
+    const project = await createProject(t.app, owner);
+    const mapped = await createIntegration(t, project.id, {
+      name: 'items',
+      payload_example: itemSample,
+      payload_attribute_mappings: itemMapping,
+    });
+    const live = { source: 'pager', alerts: [{ name: 'CPU hot', level: 'low', at: '2026-02-01T12:00:00Z', team: 'infra' }] };
+    const res = await notify(t, mapped.url, live, { key: mapped.token });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), [{ iid: 1, title: 'CPU hot' }]);
+    const alert = (await t.api('GET', `/projects/${project.id}/alert_management/alerts/1`)).json();
+    assert.equal(alert.title, 'CPU hot');
+    assert.equal(alert.severity, 'low');
+    assert.equal(alert.started_at, '2026-02-01T12:00:00.000Z');
+    assert.deepEqual(alert.payload, live.alerts[0], 'the item is the alert payload');
+    assert.deepEqual(alert.custom_fields, { name: 'CPU hot', level: 'low', at: '2026-02-01T12:00:00Z', team: 'infra' });
+  });
+
+  it('a multi-item live payload gives one mapped alert per item of alerts', async () => {
+    const project = await createProject(t.app, owner);
+    const mapped = await createIntegration(t, project.id, {
+      name: 'items',
+      payload_example: itemSample,
+      payload_attribute_mappings: itemMapping,
+    });
+    const live = {
+      alerts: [
+        { name: 'First', level: 'medium', at: '2026-03-01T00:00:00Z' },
+        'not an object: skipped',
+        { name: 'Second', level: 'info', at: '2026-03-02T00:00:00Z' },
+        { name: 'Third', level: 'nonsense', at: '2026-03-03T00:00:00Z' },
+      ],
+    };
+    const res = await notify(t, mapped.url, live, { key: mapped.token });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), [
+      { iid: 1, title: 'First' },
+      { iid: 2, title: 'Second' },
+      { iid: 3, title: 'Third' },
+    ]);
+    const alerts = await Promise.all(
+      [1, 2, 3].map(async (iid) => (await t.api('GET', `/projects/${project.id}/alert_management/alerts/${iid}`)).json()),
+    );
+    assert.deepEqual(
+      alerts.map((a) => [a.title, a.severity, a.started_at]),
+      [
+        ['First', 'medium', '2026-03-01T00:00:00.000Z'],
+        ['Second', 'info', '2026-03-02T00:00:00.000Z'],
+        ['Third', 'critical', '2026-03-03T00:00:00.000Z'],
+      ],
+    );
+    // The same items again group into the same three alerts (each item fingerprinted alone).
+    const again = await notify(t, mapped.url, live, { key: mapped.token });
+    assert.deepEqual(
+      again.json().map((a: { iid: number }) => a.iid),
+      [1, 2, 3],
+    );
+    // A payload without an `alerts` array is the one item, as a test alert of the sample sends it.
+    const bare = await notify(t, mapped.url, { name: 'Bare item', level: 'low' }, { key: mapped.token });
+    assert.deepEqual(bare.json(), [{ iid: 4, title: 'Bare item' }]);
+  });
+
+  it('an Alertmanager payload to an HTTP integration mapped from an alerts sample: Prometheus rules, mapping per item', async () => {
+    const project = await createProject(t.app, owner);
+    const sample = alertmanagerPayload([prometheusItem({ labels: { alertname: 'HighLatency', instance: 'web-1', priority: 'P1' } })]);
+    const mapped = await createIntegration(t, project.id, {
+      name: 'am',
+      payload_example: JSON.stringify(sample),
+      payload_attribute_mappings: [
+        { field_name: 'title', path: ['labels', 'instance'], type: 'string' },
+        { field_name: 'severity', path: ['labels', 'priority'], type: 'string' },
+      ],
+    });
+    const items = [
+      prometheusItem({ labels: { alertname: 'A', instance: 'db-1', priority: 'P2' } }),
+      prometheusItem({ startsAt: '2026-01-02T00:00:00Z', labels: { alertname: 'B', severity: 'warning' } }),
+    ];
+    const res = await notify(t, mapped.url, alertmanagerPayload(items), { key: mapped.token });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(
+      res.json().map((a: { title: string }) => a.title),
+      ['db-1', 'Latency is high'],
+    );
+    const [a, b] = await Promise.all(
+      res.json().map(async (x: { iid: number }) => (await t.api('GET', `/projects/${project.id}/alert_management/alerts/${x.iid}`)).json()),
+    );
+    assert.equal(a.severity, 'high', 'a mapped severity goes through the Prometheus aliases');
+    assert.equal(a.monitoring_tool, 'Prometheus');
+    assert.equal(b.severity, 'low', 'unmapped fields keep the Prometheus rules');
+    assert.equal(b.started_at, '2026-01-02T00:00:00.000Z');
+  });
+
+  it('lists integrations a page at a time with the pagination headers', async () => {
+    const project = await createProject(t.app, owner);
+    const made = [];
+    for (const name of ['one', 'two', 'three']) made.push(await createIntegration(t, project.id, { name }));
+    const url = `/projects/${project.id}/alert_management/integrations`;
+    const first = await t.api('GET', url, { query: { per_page: '2' } });
+    assert.equal(first.statusCode, 200);
+    assert.deepEqual(
+      first.json().map((i: { id: number }) => i.id),
+      [made[0]?.id, made[1]?.id],
+    );
+    assert.equal(first.headers['x-total'], '3');
+    assert.equal(first.headers['x-total-pages'], '2');
+    assert.equal(first.headers['x-page'], '1');
+    assert.equal(first.headers['x-per-page'], '2');
+    assert.equal(first.headers['x-next-page'], '2');
+    assert.equal(first.headers['x-prev-page'], '');
+    const link = String(first.headers.link);
+    assert.match(link, new RegExp(`<http://basalt.test/api/v4${url}\\?per_page=2&page=2>; rel="next"`));
+    assert.match(link, /rel="first"/);
+    assert.match(link, /page=2>; rel="last"/);
+    const second = await t.api('GET', url, { query: { per_page: '2', page: '2' } });
+    assert.equal(second.statusCode, 200);
+    assert.deepEqual(
+      second.json().map((i: { id: number; name: string }) => [i.id, i.name]),
+      [[made[2]?.id, 'three']],
+    );
+    assert.equal(second.headers['x-page'], '2');
+    assert.equal(second.headers['x-next-page'], '');
+    assert.equal(second.headers['x-prev-page'], '1');
+    assert.match(String(second.headers.link), /page=1>; rel="prev"/);
+    const defaults = await t.api('GET', url);
+    assert.equal(defaults.headers['x-per-page'], '20');
+    assert.equal(defaults.json().length, 3);
+    assert.equal((await t.api('GET', url, { query: { page: '0' } })).statusCode, 400);
+  });
+
   it('free tier: one HTTP endpoint per project and no custom mapping', async () => {
     const free = await createTestApp({ sameDatabaseAs: t, config: { tier: 'free' } });
     await settle(free);

@@ -217,6 +217,24 @@ describe('alert receiver (notify endpoints)', () => {
     assert.equal(alert.severity, 'low');
   });
 
+  it('the Prometheus notify URL works without the .json suffix, with the same key checks', async () => {
+    const bare = prom.url.replace(/\.json$/, '');
+    assert.ok(pathOf(bare).endsWith('/prometheus/alerts/notify'));
+    const payload = alertmanagerPayload([prometheusItem({ startsAt: '2026-06-06T00:00:00Z', annotations: { title: 'No suffix' } })]);
+    const res = await notify(t, bare, payload, { key: prom.token });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(
+      res.json().map((a: { title: string }) => a.title),
+      ['No suffix'],
+    );
+    assert.equal((await notify(t, bare, payload, { key: http.token })).statusCode, 401);
+    assert.equal((await notify(t, bare, payload)).statusCode, 401);
+    assert.equal(
+      (await notify(t, bare.replace(/\/[^/]+\/prometheus\//, '/nope/prometheus/'), payload, { key: prom.token })).statusCode,
+      404,
+    );
+  });
+
   it('the per-project alerts rate limit answers 429', async () => {
     const limited = await createTestApp({ sameDatabaseAs: t, config: { rateLimits: { alerts: { count: 2, periodSeconds: 60 } } } });
     await settle(limited);

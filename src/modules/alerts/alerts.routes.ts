@@ -19,10 +19,17 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
   const policy = { auth: 'required' } as const;
   const prefix = '/projects/:id/alert_management';
 
-  app.get(`${prefix}/integrations`, { schema: { params: S.ProjectParams }, config: { policy } }, async (request) => {
-    const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-    return (await integrations.list(project)).map((row) => mapIntegration(row, project, base));
-  });
+  app.get(
+    `${prefix}/integrations`,
+    { schema: { params: S.ProjectParams, querystring: S.ListIntegrationsQuery }, config: { policy } },
+    async (request, reply) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
+      const page = pageOf(request.query);
+      const { rows, total } = await integrations.listPage(project, page);
+      setPaginationHeaders(request, reply, page, total, base);
+      return rows.map((row) => mapIntegration(row, project, base));
+    },
+  );
 
   app.post(
     `${prefix}/integrations`,

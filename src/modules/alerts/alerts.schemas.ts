@@ -24,6 +24,8 @@ const Mappings = Type.Array(Mapping, { maxItems: 20 });
 /** A JSON document as text, as the sample-payload field of the established product takes it. */
 const PayloadExample = Type.Union([Type.String({ maxLength: PAYLOAD_LIMIT_BYTES }), Type.Null()]);
 
+export const ListIntegrationsQuery = Type.Object({ ...PaginationQuery });
+
 export const CreateIntegrationBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
   type: Type.Optional(Type.Union([Type.Literal('http'), Type.Literal('prometheus')])),

@@ -9,11 +9,11 @@ import { AlertsRepository, type AlertRow, type AlertSettingsRow } from './alerts
 import { alertPagePath, type Incidents } from './incidents.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { multipleIntegrations } from './integrations.service.js';
-import { readMappings } from './mappings.js';
+import { ingestMapping } from './mappings.js';
 import { isObject, jsonDepth, type NormalizedAlert } from './normalize.common.js';
 import { PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
 import { normalizeGeneric } from './normalize.generic.js';
-import { checkTopLevel, isPrometheusPayload, normalizePrometheusItem } from './normalize.prometheus.js';
+import { alertItems, checkTopLevel, isPrometheusPayload, normalizePrometheusItem } from './normalize.prometheus.js';
 import type { Tier } from '../../config/index.js';
 
 /** What the receiver answers for each alert a request touched (SPEC "Alert receiver"). */
@@ -75,22 +75,29 @@ export class IngestService {
     this.alerts = new AlertsRepository(db);
   }
 
-  /** Turns a payload into normalised alerts: Prometheus shape by integration or by content. */
+  /**
+   * Turns a payload into normalised alerts: Prometheus shape by integration or by content.
+   * A custom mapping whose sample had an `alerts` array reads each item of a payload's
+   * `alerts`, each one an alert; a payload without that array is the one item (what a test
+   * alert of such a sample sends). Prometheus-shaped payloads apply it per item too, over
+   * the Prometheus rules; a mapping of a whole document does not apply to them
+   * (docs/decisions.md, "Custom mappings on live alerts").
+   */
   normalize(integration: IntegrationRow, payload: unknown, now: number): { items: NormalizedAlert[]; prometheus: boolean } {
     if (!isObject(payload)) throw new BadRequestError('400 Bad request - the alert payload must be a JSON object');
     if (jsonDepth(payload, PAYLOAD_MAX_DEPTH) > PAYLOAD_MAX_DEPTH) throw new BadRequestError(DEPTH_MESSAGE);
+    const mapping = multipleIntegrations(this.tier) ? ingestMapping(integration) : { fields: [], perItem: false };
     // Reference A2 step 4: a payload in Alertmanager's shape is read as one on any endpoint.
     if (integration.type === 'prometheus' || isPrometheusPayload(payload)) {
+      const fields = mapping.perItem ? mapping.fields : [];
       const items = checkTopLevel(payload)
-        .map((item) => normalizePrometheusItem(item, now))
+        .map((item) => normalizePrometheusItem(item, now, fields))
         .filter((a): a is NormalizedAlert => a !== null);
       return { items, prometheus: true };
     }
-    const mappings = multipleIntegrations(this.tier) ? readMappings(integration.payload_attribute_mappings) : [];
-    return {
-      items: [normalizeGeneric(payload, { now, generateFingerprint: multipleIntegrations(this.tier), mappings })],
-      prometheus: false,
-    };
+    const options = { now, generateFingerprint: multipleIntegrations(this.tier), mappings: mapping.fields };
+    const documents = mapping.perItem && Array.isArray(payload.alerts) ? alertItems(payload.alerts) : [payload];
+    return { items: documents.map((document) => normalizeGeneric(document, options)), prometheus: false };
   }
 
   async ingest(project: ProjectRow, integration: IntegrationRow, payload: unknown, received: Received = {}): Promise<AlertSummary[]> {

@@ -71,6 +71,14 @@ export class IntegrationsRepository {
     return this.db.selectFrom('alert_integrations').selectAll().where('project_id', '=', projectId).orderBy('id').execute();
   }
 
+  /** One page of a project's integrations, oldest first, and how many it has in all. */
+  async listPage(projectId: number, limit: number, offset: number): Promise<{ rows: IntegrationRow[]; total: number }> {
+    const query = this.db.selectFrom('alert_integrations').where('project_id', '=', projectId);
+    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rows = await query.selectAll().orderBy('id').limit(limit).offset(offset).execute();
+    return { rows, total: Number(count.n) };
+  }
+
   find(projectId: number, id: number): Promise<IntegrationRow | undefined> {
     return this.db.selectFrom('alert_integrations').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
   }

@@ -4,6 +4,7 @@ import type { Clock } from '../../infra/clock.js';
 import { TOKEN_PREFIX, constantTimeEqual, digestToken, generateToken } from '../../infra/crypto.js';
 import type { Database } from '../../infra/db/index.js';
 import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '../../infra/errors/index.js';
+import type { Page } from '../../infra/http/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import type { CreateIntegrationInput, UpdateIntegrationInput } from './alerts.schemas.js';
 import { IntegrationsRepository, type IntegrationRow, type IntegrationType } from './integrations.repository.js';
@@ -31,8 +32,14 @@ export class IntegrationsService {
     this.integrations = new IntegrationsRepository(db);
   }
 
+  /** Every integration of the project (the settings page shows them all). */
   list(project: ProjectRow): Promise<IntegrationRow[]> {
     return this.integrations.list(project.id);
+  }
+
+  /** One page, for the API list (DESIGN.md: lists paginate). */
+  listPage(project: ProjectRow, page: Page): Promise<{ rows: IntegrationRow[]; total: number }> {
+    return this.integrations.listPage(project.id, page.limit, page.offset);
   }
 
   async get(project: ProjectRow, id: number): Promise<IntegrationRow> {

@@ -2,6 +2,7 @@ import { ValidationError } from '../../infra/errors/index.js';
 import { PAYLOAD_LIMIT_BYTES, PAYLOAD_MAX_DEPTH, type MappingInput } from './alerts.schemas.js';
 import { dig, isObject, jsonDepth, type JsonObject } from './normalize.common.js';
 import { GENERIC_KEYS, type FieldMapping, type GenericKey } from './normalize.generic.js';
+import type { IntegrationRow } from './integrations.repository.js';
 
 /** Which value types each mappable field takes (reference A5.8). */
 const FIELD_TYPES: Record<GenericKey, readonly string[]> = {
@@ -75,6 +76,30 @@ export function readMappings(text: string | null): FieldMapping[] {
   if (!text) return [];
   const parsed: unknown = JSON.parse(text);
   return Array.isArray(parsed) ? (parsed as FieldMapping[]) : [];
+}
+
+/** An integration's custom mapping as ingestion applies it. */
+export interface IngestMapping {
+  fields: FieldMapping[];
+  /**
+   * The sample had an `alerts` array, so the paths were checked against one of its items:
+   * they are read in each item of a live payload's `alerts` (SPEC "Alert receiver").
+   */
+  perItem: boolean;
+}
+
+// Receiver targets keep their integration row between requests (targets.ts): keyed by the
+// row, the mapping and a sample of up to 1 MiB are parsed once, not for every alert.
+const parsedMappings = new WeakMap<IntegrationRow, IngestMapping>();
+
+export function ingestMapping(integration: IntegrationRow): IngestMapping {
+  const known = parsedMappings.get(integration);
+  if (known) return known;
+  const fields = readMappings(integration.payload_attribute_mappings);
+  const example = fields.length > 0 ? readExample(integration.payload_example) : null;
+  const mapping = { fields, perItem: example !== null && mappedDocument(example) !== example };
+  parsedMappings.set(integration, mapping);
+  return mapping;
 }
 
 export function readExample(text: string | null): JsonObject | null {

@@ -52,15 +52,24 @@ function present(value: unknown): boolean {
 }
 
 /**
+ * The values a custom mapping finds in one alert document, by field: only present ones, so
+ * a blank mapped value leaves the field to its default (reference A5.8).
+ */
+export function mappedValues(document: JsonObject, mappings: readonly FieldMapping[] | undefined): Map<GenericKey, unknown> {
+  const mapped = new Map<GenericKey, unknown>();
+  for (const m of mappings ?? []) {
+    const value = dig(document, m.path);
+    if (present(value)) mapped.set(m.field_name, value);
+  }
+  return mapped;
+}
+
+/**
  * SPEC "Alert" generic payload rules. A custom mapping, when the integration has one, wins
  * over the default key whenever the mapped value is present (reference A5.8).
  */
 export function normalizeGeneric(payload: JsonObject, options: GenericOptions): NormalizedAlert {
-  const mapped = new Map<GenericKey, unknown>();
-  for (const m of options.mappings ?? []) {
-    const value = dig(payload, m.path);
-    if (present(value)) mapped.set(m.field_name, value);
-  }
+  const mapped = mappedValues(payload, options.mappings);
   const read = (key: GenericKey): unknown => (mapped.has(key) ? mapped.get(key) : payload[key]);
 
   const endedAt = parseTime(read('end_time'));

@@ -59,8 +59,8 @@ function projectPath(params: Record<string, string>, segments: number): string {
 
 /**
  * The alert receiver of SPEC "Alert receiver" at the service root:
- * `/<project>/alerts/notify/<name>/<endpoint_identifier>.json` (HTTP integrations) and
- * `/<project>/prometheus/alerts/notify.json`. One parametric route per path depth keeps
+ * `/<project>/alerts/notify/<name>/<endpoint_identifier>(.json)` (HTTP integrations) and
+ * `/<project>/prometheus/alerts/notify(.json)`. One parametric route per path depth keeps
  * every static root route (sign-in, OAuth, `/-/…`) ahead of these in the router.
  * Its own JSON parser bounds the body (1 MiB; the depth of 100, reference A4, is checked
  * when the payload is normalised) and answers 415 for other content types; the key is
@@ -126,11 +126,15 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
         { config, onRequest: authenticate('http', segments), bodyLimit: PAYLOAD_LIMIT_BYTES },
         handle,
       );
-      scope.post(
-        `/${project}/prometheus/alerts/notify.json`,
-        { config, onRequest: authenticate('prometheus', segments), bodyLimit: PAYLOAD_LIMIT_BYTES },
-        handle,
-      );
+      // Reference A1: `/prometheus/alerts/notify(.json)`, the suffix optional. A static path
+      // has no optional part, so it is registered both ways, with the same handler and checks.
+      for (const suffix of ['.json', '']) {
+        scope.post(
+          `/${project}/prometheus/alerts/notify${suffix}`,
+          { config, onRequest: authenticate('prometheus', segments), bodyLimit: PAYLOAD_LIMIT_BYTES },
+          handle,
+        );
+      }
     }
   });
 }
