@@ -18,6 +18,8 @@ export interface PushedRef {
 export type DomainEvent =
   | { type: 'user_created'; userId: number; username: string; name: string; at: number }
   | { type: 'user_renamed'; userId: number; username: string; name: string; at: number }
+  /** An administrator blocked the user (published in the transaction of the change). */
+  | { type: 'user_blocked'; userId: number; at: number }
   | { type: 'project_created'; projectId: number; authorId: number; at: number }
   | { type: 'issue_opened' | 'issue_closed' | 'issue_reopened'; projectId: number; issueId: number; authorId: number; at: number }
   | { type: 'note_created'; projectId: number | null; noteId: number; authorId: number; at: number }

@@ -199,4 +199,25 @@ describe('OAuth device authorization grant (RFC 8628)', () => {
     assert.equal(blocked.res.statusCode, 429, 'even a right code waits out the window');
     assert.ok(blocked.res.headers['retry-after']);
   });
+
+  it('blocking the user denies a grant they approved but the device has not redeemed yet', async () => {
+    t.manual?.advance(61_000); // past the window the previous test filled with wrong codes
+    const carol = await createUser(t.app);
+    const carolCookie = await sessionCookie(t, carol);
+    const started = (await authorizeDevice({ client_id: client.clientId, scope: 'read_api' })).json();
+    const { res, jar, csrf } = await enterCode(started.user_code, carolCookie);
+    assert.equal(res.statusCode, 200, res.body.slice(0, 400));
+    const approved = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/device/confirm',
+      headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ authenticity_token: csrf, user_code: started.user_code, decision: 'approve' }),
+    });
+    assert.ok(approved.statusCode < 400, approved.body.slice(0, 400));
+    assert.equal((await t.api('POST', `/users/${carol.user.id}/block`)).statusCode, 201);
+    t.manual?.advance(6_000);
+    const polled = await poll(started.device_code);
+    assert.equal(polled.statusCode, 400);
+    assert.equal(polled.json().error, 'access_denied');
+  });
 });

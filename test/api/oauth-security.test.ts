@@ -462,3 +462,52 @@ describe('OAuth security checklist', () => {
     assert.equal(res.statusCode, 200);
   });
 });
+
+describe("a blocked user's consents end with the block", () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  it('refresh tokens, unexchanged codes and introspection stop; unblocking does not bring them back', async () => {
+    const bob = await createUser(t.app);
+    const cookie = await sessionCookie(t, bob);
+    const client = await registerApp(t);
+    const tokens = await issueTokens(t, cookie, client);
+    const { code } = await obtainCode(t, cookie, client);
+    const other = await createUser(t.app);
+    const othersTokens = await issueTokens(t, await sessionCookie(t, other), client);
+
+    assert.equal((await t.api('POST', `/users/${bob.user.id}/block`)).statusCode, 201);
+    const refreshed = await tokenRequest(t, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.clientId,
+      client_secret: client.secret,
+    });
+    assert.equal(refreshed.statusCode, 400);
+    assert.equal(refreshed.json().error, 'invalid_grant');
+    const exchanged = await tokenRequest(t, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirectUri,
+      client_id: client.clientId,
+      client_secret: client.secret,
+    });
+    assert.equal(exchanged.statusCode, 400);
+    assert.equal(exchanged.json().error, 'invalid_grant');
+    const introspected = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/introspect',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client) },
+      payload: form({ token: tokens.refresh_token }),
+    });
+    assert.deepEqual(introspected.json(), { active: false });
+
+    assert.equal((await t.api('POST', `/users/${bob.user.id}/unblock`)).statusCode, 201);
+    assert.equal((await tokenInfo(t, tokens.access_token)).statusCode, 401);
+    // Another user's tokens of the same application are untouched.
+    assert.equal((await tokenInfo(t, othersTokens.access_token)).statusCode, 200);
+  });
+});

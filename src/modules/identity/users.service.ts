@@ -131,8 +131,12 @@ export class UsersService {
     }
   }
 
+  /** A block is announced in its transaction: other modules end what the user's consent still grants. */
   async setState(id: number, state: 'active' | 'blocked'): Promise<UserRow> {
-    const row = await this.updateRow(id, { state, updated_at: this.clock.now() });
+    const now = this.clock.now();
+    const row = await this.updateRow(id, { state, updated_at: now }, async (trx, before) => {
+      if (state === 'blocked' && before !== 'blocked') await this.bus.publish({ type: 'user_blocked', userId: id, at: now }, trx);
+    });
     if (!row) throw new NotFoundError('User');
     return row;
   }
@@ -147,10 +151,17 @@ export class UsersService {
    * lookups carry both and must not outlive a block or a demotion in any process. The
    * cached own row (`getOwn`) is dropped once the change is written.
    */
-  private async updateRow(id: number, changes: UserUpdate): Promise<UserRow | undefined> {
+  private async updateRow(
+    id: number,
+    changes: UserUpdate,
+    also?: (trx: Executor, stateBefore: string | undefined) => Promise<void>,
+  ): Promise<UserRow | undefined> {
     const row = await this.db.transaction().execute(async (trx) => {
-      const updated = await this.users.withExecutor(trx).update(id, changes);
+      const users = this.users.withExecutor(trx);
+      const before = also ? (await users.findById(id))?.state : undefined;
+      const updated = await users.update(id, changes);
       if (updated && (changes.state !== undefined || changes.is_admin !== undefined)) await bumpEpoch(trx, 'credentials');
+      if (updated && also) await also(trx, before);
       return updated;
     });
     this.ownRows.delete(id);

@@ -47,6 +47,11 @@ export function createOAuthModule(platform: Platform, deps: { identity: Identity
   const { pageAuth } = deps.identity;
 
   platform.resolvers.register({ oauthToken: (secret) => tokens.resolve(secret) });
+  // A blocked user's past consents end with the block (docs/decisions.md): a refresh token or
+  // an unexchanged code would otherwise go on minting tokens (and id_tokens) for them.
+  platform.bus.subscribe(async (event, executor) => {
+    if (event.type === 'user_blocked') await storage.on(executor).endUserAccess(event.userId, event.at);
+  });
 
   return {
     applications,

@@ -216,8 +216,30 @@ export class OAuthRepository implements OAuthStorage {
     return this.revokeLive({ family }, now);
   }
 
+  /** A storage on another executor (a publisher's open transaction, infra/bus.ts). */
+  on(executor: Executor): OAuthStorage {
+    return new OAuthRepository(executor, this.transact);
+  }
+
+  async endUserAccess(userId: number, now: number): Promise<void> {
+    await this.revokeLive({ userId }, now);
+    // Codes not yet exchanged count as used; device grants approved but not yet redeemed as denied.
+    await this.db
+      .updateTable('oauth_access_grants')
+      .set({ consumed_at: now })
+      .where('user_id', '=', userId)
+      .where('consumed_at', 'is', null)
+      .execute();
+    await this.db
+      .updateTable('oauth_device_grants')
+      .set({ status: 'denied' })
+      .where('user_id', '=', userId)
+      .where('status', '=', 'approved')
+      .execute();
+  }
+
   /** Revokes the live tokens named, with the credentials epoch bumped in the same transaction when any was. */
-  private revokeLive(which: { id: number } | { family: string }, now: number): Promise<number> {
+  private revokeLive(which: { id: number } | { family: string } | { userId: number }, now: number): Promise<number> {
     return this.atomically(async (repo) => {
       // `revoked = 0` stated literally: only then does SQLite use the live-family partial index.
       const update = repo.db
@@ -225,7 +247,11 @@ export class OAuthRepository implements OAuthStorage {
         .set({ revoked: 1, revoked_at: now })
         .where(sql<boolean>`revoked = 0`);
       const result = await (
-        'id' in which ? update.where('id', '=', which.id) : update.where('family', '=', which.family)
+        'id' in which
+          ? update.where('id', '=', which.id)
+          : 'family' in which
+            ? update.where('family', '=', which.family)
+            : update.where('user_id', '=', which.userId)
       ).executeTakeFirstOrThrow();
       const count = changed(result);
       if (count > 0) await bumpEpoch(repo.db, 'credentials');

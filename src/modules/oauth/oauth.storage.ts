@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import type { Executor } from '../../infra/db/index.js';
 import type {
   DeviceGrantStatus,
   OAuthAccessGrantsTable,
@@ -90,6 +91,13 @@ export interface OAuthStorage {
   rotateToken(id: number, now: number): Promise<boolean>;
   revokeToken(id: number, now: number): Promise<boolean>;
   revokeFamily(family: string, now: number): Promise<number>;
+  /**
+   * Everything a user's past consent still lets an application obtain ends: live tokens are
+   * revoked, unexchanged codes used up, approved but unredeemed device grants denied.
+   */
+  endUserAccess(userId: number, now: number): Promise<void>;
+  /** This storage on another executor: a publisher's open transaction (infra/bus.ts). */
+  on(executor: Executor): OAuthStorage;
 
   insertDeviceGrant(grant: NewDeviceGrant): Promise<DeviceGrantRow>;
   findDeviceGrantByDeviceDigest(digest: string): Promise<DeviceGrantRow | undefined>;
