@@ -61,6 +61,11 @@ declare module 'fastify' {
   }
 }
 
+/** TRUST_PROXY as Fastify takes it: a hop count becomes proxy-addr's function of the hop. */
+function trustedProxies(trust: Config['trustProxy']): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
 /** Registers infra plugins, then every module; never listens (main.ts does). */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -73,6 +78,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     childLoggerFactory: lazyChildLogger,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
+    // Behind a reverse proxy (docs/operations.md) request.ip is the client's only for trusted proxies.
+    trustProxy: trustedProxies(config.trustProxy),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -38,6 +38,11 @@ export interface Config {
   /** Largest request body accepted anywhere, in bytes. */
   readonly bodyLimit: number;
   readonly logLevel: string;
+  /**
+   * Which peers may say who the client is (`X-Forwarded-For`, `-Proto`, `-Host`): `false` (none),
+   * a hop count, or addresses and CIDR ranges (Fastify's `trustProxy`). Per-IP limits key on the result.
+   */
+  readonly trustProxy: false | number | string;
   readonly workers: number;
   /** Whether this process runs the background job loop. */
   readonly runJobs: boolean;
@@ -89,11 +94,12 @@ export function parseRateLimits(text: string, problems: string[]): Partial<Recor
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean)) {
-    const match = /^([a-z_]+)=(\d+)\/(\d*)([smh])$/.exec(part);
+    // A count or a period of 0 would refuse everything or never reset: both must be at least 1.
+    const match = /^([a-z_]+)=([1-9]\d{0,8})\/([1-9]\d{0,5})?([smh])$/.exec(part);
     const name = match?.[1] as RateLimitName | undefined;
     if (!match || !name || !RATE_LIMIT_NAMES.includes(name)) {
       problems.push(
-        `RATE_LIMITS: "${part}" is not name=count/period with a name of ${RATE_LIMIT_NAMES.join(', ')} and a period in s, m or h`,
+        `RATE_LIMITS: "${part}" is not name=count/period with a name of ${RATE_LIMIT_NAMES.join(', ')}, a count of at least 1 and a period in s, m or h (10/m, 100/5m)`,
       );
       continue;
     }
@@ -101,6 +107,24 @@ export function parseRateLimits(text: string, problems: string[]): Partial<Recor
     limits[name] = { count: Number(match[2]), periodSeconds: multiple * (PERIODS[match[4] ?? 's'] ?? 1) };
   }
   return limits;
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const PROXY_ADDRESS = /^(?:[0-9.]+|[0-9a-fA-F:.]+)(?:\/\d{1,3})?$/;
+
+/** TRUST_PROXY: unset or empty trusts nobody; a hop count; or addresses, CIDR ranges and proxy-addr's names. */
+export function parseTrustProxy(text: string | undefined, problems: string[]): false | number | string {
+  const value = (text ?? '').trim();
+  if (value === '') return false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops >= 1 && hops <= 16) return hops;
+  } else {
+    const parts = value.split(',').map((p) => p.trim());
+    if (parts.every((p) => PROXY_NAMES.has(p) || (PROXY_ADDRESS.test(p) && /\d/.test(p)))) return parts.join(',');
+  }
+  problems.push("TRUST_PROXY: give the proxies' addresses or CIDR ranges (10.0.0.0/8,127.0.0.1), loopback, or a hop count 1-16");
+  return false;
 }
 
 function parseStorages(text: string, problems: string[]): Record<string, string> {
@@ -222,7 +246,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (rootPassword !== null && rootPassword.length < 8) problems.push('BASALT_ROOT_PASSWORD: must be at least 8 characters');
   const tier = parseChoice(env, 'BASALT_TIER', ['free', 'premium', 'ultimate'] as const, 'ultimate', problems);
   const offering = parseChoice(env, 'BASALT_OFFERING', ['self_managed', 'hosted'] as const, 'self_managed', problems);
+  // Set but empty turns every limit off (the bench and some tests do); unset keeps the defaults.
   const rateLimits = parseRateLimits(env.RATE_LIMITS ?? DEFAULT_RATE_LIMITS, problems);
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY, problems);
   const impersonationEnabled = parseBoolean(env, 'BASALT_IMPERSONATION_ENABLED', true, problems);
   const bodyLimit = parseInteger(env, 'BODY_LIMIT', 1024 * 1024, 1024, 512 * 1024 * 1024, problems);
   const workers = parseInteger(env, 'WORKERS', 1, 1, 64, problems);
@@ -260,6 +286,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     impersonationEnabled,
     bodyLimit,
     logLevel,
+    trustProxy,
     workers,
     runJobs,
     loadShedDelayMs,

@@ -96,3 +96,31 @@ describe('API rate limits shared through Redis', () => {
     assertThrottled(first, await get(first, '/projects', ip), 'api_unauthenticated', 4, 6);
   });
 });
+
+describe('per-IP limits behind a reverse proxy (TRUST_PROXY)', () => {
+  const PROXY = '10.9.9.9';
+  const fromProxy = (t: TestApp, client: string) =>
+    t.app.inject({ method: 'GET', url: '/api/v4/projects', remoteAddress: PROXY, headers: { 'x-forwarded-for': client } });
+
+  it("a trusted proxy's X-Forwarded-For names the client: each client has its own count", async () => {
+    const t = await createTestApp({ manualClock: true, env: { RATE_LIMITS: 'api_unauthenticated=2/m', TRUST_PROXY: PROXY } });
+    try {
+      for (let i = 0; i < 2; i += 1) assert.equal((await fromProxy(t, '203.0.113.1')).statusCode, 200);
+      assert.equal((await fromProxy(t, '203.0.113.1')).statusCode, 429);
+      assert.equal((await fromProxy(t, '203.0.113.2')).statusCode, 200, 'another client behind the same proxy');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('without TRUST_PROXY the header is ignored: a client cannot pick a fresh address per request', async () => {
+    const t = await createTestApp({ manualClock: true, env: { RATE_LIMITS: 'api_unauthenticated=2/m' } });
+    try {
+      assert.equal((await fromProxy(t, '203.0.113.1')).statusCode, 200);
+      assert.equal((await fromProxy(t, '203.0.113.2')).statusCode, 200);
+      assert.equal((await fromProxy(t, '203.0.113.3')).statusCode, 429);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { loadConfig, parseRateLimits, parseTrustProxy } from '../../src/config/config.js';
+
+describe('RATE_LIMITS', () => {
+  it('reads counts and periods, with a multiple of the unit', () => {
+    const problems: string[] = [];
+    assert.deepEqual(parseRateLimits('sign_in=10/m, alerts=100/5m,collector=3/h', problems), {
+      sign_in: { count: 10, periodSeconds: 60 },
+      alerts: { count: 100, periodSeconds: 300 },
+      collector: { count: 3, periodSeconds: 3600 },
+    });
+    assert.deepEqual(problems, []);
+  });
+
+  it('refuses a count or a period of 0, which would refuse everything or never reset', () => {
+    for (const text of ['sign_in=0/m', 'alerts=10/0m', 'alerts=10/00s', 'sign_in=-1/m']) {
+      const problems: string[] = [];
+      assert.deepEqual(parseRateLimits(text, problems), {}, text);
+      assert.equal(problems.length, 1, text);
+      assert.match(problems[0] ?? '', /^RATE_LIMITS: /);
+    }
+  });
+
+  it('set but empty turns every limit off; unset keeps the defaults', () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'basalt-config-'));
+    assert.deepEqual(loadConfig({ DATA_DIR: dataDir, RATE_LIMITS: '' }).rateLimits, {});
+    assert.deepEqual(Object.keys(loadConfig({ DATA_DIR: dataDir }).rateLimits).sort(), ['sign_in', 'user_code']);
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('unset or empty trusts no proxy', () => {
+    assert.equal(parseTrustProxy(undefined, []), false);
+    assert.equal(parseTrustProxy('  ', []), false);
+  });
+
+  it('takes a hop count, addresses and CIDR ranges, and proxy-addr names', () => {
+    const problems: string[] = [];
+    assert.equal(parseTrustProxy('1', problems), 1);
+    assert.equal(parseTrustProxy('127.0.0.1, 10.0.0.0/8,::1', problems), '127.0.0.1,10.0.0.0/8,::1');
+    assert.equal(parseTrustProxy('loopback,uniquelocal', problems), 'loopback,uniquelocal');
+    assert.deepEqual(problems, []);
+  });
+
+  it('refuses anything else, "true" included (it would let any client choose its address)', () => {
+    for (const text of ['true', 'yes', '0', '99', 'proxy.example', '10.0.0.0/8;rm']) {
+      const problems: string[] = [];
+      assert.equal(parseTrustProxy(text, problems), false, text);
+      assert.match(problems[0] ?? '', /^TRUST_PROXY: /, text);
+    }
+  });
+});
