@@ -11,7 +11,15 @@ export interface RateLimit {
 }
 
 /** Every rate limit that has a name; an unnamed limit is off (DESIGN.md §3). */
-export const RATE_LIMIT_NAMES = ['api_authenticated', 'api_unauthenticated', 'sign_in', 'user_code', 'alerts', 'collector'] as const;
+export const RATE_LIMIT_NAMES = [
+  'api_authenticated',
+  'api_unauthenticated',
+  'sign_in',
+  'user_code',
+  'oauth',
+  'alerts',
+  'collector',
+] as const;
 export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number];
 
 export interface Config {

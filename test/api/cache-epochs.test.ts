@@ -70,15 +70,19 @@ describe('cached OAuth and personal access tokens across two instances', () => {
     assert.equal(await tokenInfoOnB(refreshed.json<{ access_token: string }>().access_token), 200, 'the new one');
   });
 
-  it('blocking the owner through A refuses their cached token on B at once; unblocking restores it', async () => {
+  it('blocking the owner through A refuses their cached tokens on B at once; unblocking restores the personal one', async () => {
     const user = await createUser(a.app);
     const userCookie = await sessionCookie(a, user);
     const issued = await issueTokens(a, userCookie, client, { scope: 'api' });
     await cachedOnB(issued.access_token);
+    for (let i = 0; i < 2; i += 1) assert.equal(await onBWithToken('/api/v4/user', user.token), 200);
     assert.equal((await a.api('POST', `/users/${user.user.id}/block`)).statusCode, 201);
     assert.equal(await tokenInfoOnB(issued.access_token), 401);
+    assert.equal(await onBWithToken('/api/v4/user', user.token), 403, 'a blocked user');
     assert.equal((await a.api('POST', `/users/${user.user.id}/unblock`)).statusCode, 201);
-    assert.equal(await tokenInfoOnB(issued.access_token), 200);
+    assert.equal(await onBWithToken('/api/v4/user', user.token), 200);
+    // The block ended the user's OAuth consents (docs/decisions.md): that token stays revoked.
+    assert.equal(await tokenInfoOnB(issued.access_token), 401);
   });
 
   it('a personal access token revoked or rotated through A is refused by B at once', async () => {

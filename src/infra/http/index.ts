@@ -2,7 +2,7 @@ export { PaginationQuery, pageOf, paginationHeaders, setPaginationHeaders, MAX_P
 export type { Page, PaginationParams } from './pagination.js';
 export { NamespaceOrProjectId, IntegerId } from './ids.js';
 export { RateLimiter, MemoryCounterStore, RedisCounterStore } from './rate-limiter.js';
-export type { CounterStore, Hit } from './rate-limiter.js';
+export type { Count, CounterStore, Hit, Reservation } from './rate-limiter.js';
 export { checkUnmodifiedSince } from './conditional.js';
 export type { ApiApp } from './types.js';
 export { weakEtag } from './response-headers.js';

@@ -27,4 +27,7 @@ export const PaginationOnly = Type.Object({ ...PaginationQuery });
 
 export const UpdateErrorBody = Type.Object({ status: Status });
 
-export const ReleaseHealthQuery = Type.Object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 30 })) });
+export const ReleaseHealthQuery = Type.Object({
+  ...PaginationQuery,
+  days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 30 })),
+});

@@ -102,25 +102,40 @@ export class ErrorsRepository {
     return new Map(rows.map((r) => [Number(r.hour), Number(r.n)]));
   }
 
-  releaseHealth(projectId: number, from: number) {
-    return this.db
+  /**
+   * Session counts per release and environment since `from`, most recently active first: one
+   * row per pair, so the list grows with releases and is paged like any other.
+   */
+  async releaseHealth(projectId: number, from: number, limit: number, offset: number) {
+    const pairs = this.db
       .selectFrom('error_tracking_session_counts')
-      .select((eb) => [
-        'release',
-        'environment',
-        eb.fn.sum<number>('started').as('started'),
-        eb.fn.sum<number>('exited').as('exited'),
-        eb.fn.sum<number>('errored').as('errored'),
-        eb.fn.sum<number>('crashed').as('crashed'),
-        eb.fn.sum<number>('abnormal').as('abnormal'),
-        eb.fn.max('bucket_at').as('last_bucket_at'),
-      ])
       .where('project_id', '=', projectId)
       .where('bucket_at', '>=', from)
-      .groupBy(['release', 'environment'])
-      .orderBy('last_bucket_at', 'desc')
-      .orderBy('release')
-      .limit(100)
-      .execute();
+      .groupBy(['release', 'environment']);
+    const [rows, count] = await Promise.all([
+      pairs
+        .select((eb) => [
+          'release',
+          'environment',
+          eb.fn.sum<number>('started').as('started'),
+          eb.fn.sum<number>('exited').as('exited'),
+          eb.fn.sum<number>('errored').as('errored'),
+          eb.fn.sum<number>('crashed').as('crashed'),
+          eb.fn.sum<number>('abnormal').as('abnormal'),
+          eb.fn.max('bucket_at').as('last_bucket_at'),
+        ])
+        // Release then environment break ties, so pages never overlap.
+        .orderBy('last_bucket_at', 'desc')
+        .orderBy('release')
+        .orderBy('environment')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
+      this.db
+        .selectFrom(pairs.select(['release', 'environment']).as('pairs'))
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
   }
 }

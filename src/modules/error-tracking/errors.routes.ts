@@ -73,9 +73,11 @@ export function errorsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
   app.get(
     '/projects/:id/error_tracking/release_health',
     { schema: { params: S.RefParams, querystring: S.ReleaseHealthQuery }, config: { policy } },
-    async (request) => {
+    async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.REPORTER);
-      const rows = await errors.releaseHealth(project.id, request.query.days ?? 30);
+      const page = pageOf(request.query);
+      const { rows, total } = await errors.releaseHealth(project.id, request.query.days ?? 30, page.limit, page.offset);
+      setPaginationHeaders(request, reply, page, total, base);
       return rows.map(mapReleaseHealth);
     },
   );

@@ -88,7 +88,7 @@ export class ErrorsService {
     });
   }
 
-  releaseHealth(projectId: number, days: number) {
-    return this.repo.releaseHealth(projectId, this.clock.now() - days * 24 * HOUR);
+  releaseHealth(projectId: number, days: number, limit: number, offset: number) {
+    return this.repo.releaseHealth(projectId, this.clock.now() - days * 24 * HOUR, limit, offset);
   }
 }

@@ -110,6 +110,7 @@ export function createRecorder(pushLimit: number) {
       // Accounts, groups and removals make no activity event.
       case 'user_created':
       case 'user_renamed':
+      case 'user_blocked':
       case 'group_created':
       case 'group_removing':
       case 'project_removing':

@@ -82,21 +82,19 @@ export class GitAuthenticator {
     if (token.user.state === 'blocked') throw GitHttpError.forbidden('Your account has been blocked.');
   }
 
-  /** A password is checked like a sign-in: failures count against the `sign_in` limit. */
+  /**
+   * A password is checked like a sign-in: failures count against the `sign_in` limit, taken
+   * before the check and given back on success so concurrent guesses cannot all get through.
+   */
   private async passwordActor(request: FastifyRequest, login: string, password: string): Promise<Actor> {
     const { limiter, config } = this.platform;
-    const limit = config.rateLimits.sign_in;
     const keys = [`ip:${request.ip}`, `login:${login.trim().toLowerCase()}`];
-    if (limit) {
-      for (const key of keys) {
-        if ((await limiter.store.peek(`${SIGN_IN_LIMIT}:${key}`)) >= limit.count) throw GitHttpError.tooManyAttempts();
-      }
-    }
+    const reservation = await limiter.reserve(SIGN_IN_LIMIT, keys, config.rateLimits.sign_in);
+    if (!reservation.allowed) throw GitHttpError.tooManyAttempts();
     const user = login ? await this.users.authenticate(login, password) : null;
-    if (!user || user.bot === 1) {
-      if (limit) for (const key of keys) await limiter.hit(SIGN_IN_LIMIT, key, limit);
-      throw GitHttpError.unauthorized();
-    }
+    // A failure keeps the counts the reservation took.
+    if (!user || user.bot === 1) throw GitHttpError.unauthorized();
+    await reservation.release();
     if (user.state === 'blocked') throw GitHttpError.forbidden('Your account has been blocked.');
     // A password is not scoped: it carries all of the user's rights, like a web session.
     return { user: toActorUser(user), credential: { kind: 'session', id: 0, scopes: null } };

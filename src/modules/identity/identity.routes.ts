@@ -141,7 +141,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
       const actor = actorOf(request);
       const userId = actor.user.isAdmin ? (request.query.user_id ?? null) : actor.user.id;
       const page = pageOf(request.query);
-      const { rows, total } = await tokens.list(userId, ['personal'], page.limit, page.offset);
+      const { rows, total } = await tokens.list({ userId, kinds: ['personal'], state: request.query.state }, page.limit, page.offset);
       setPaginationHeaders(request, reply, page, total, base);
       return rows.map((row) => mapToken(row, now()));
     },
@@ -196,10 +196,11 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
     async (request, reply) => {
       await users.get(request.params.user_id);
       const page = pageOf(request.query);
-      const { rows, total } = await tokens.list(request.params.user_id, ['impersonation'], page.limit, page.offset);
+      const state = request.query.state === 'all' ? undefined : request.query.state;
+      const filter = { userId: request.params.user_id, kinds: ['impersonation'] as const, state };
+      const { rows, total } = await tokens.list(filter, page.limit, page.offset);
       setPaginationHeaders(request, reply, page, total, base);
-      const state = request.query.state ?? 'all';
-      return rows.map((row) => mapToken(row, now())).filter((t) => state === 'all' || t.active === (state === 'active'));
+      return rows.map((row) => mapToken(row, now()));
     },
   );
 

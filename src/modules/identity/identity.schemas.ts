@@ -76,5 +76,6 @@ export const CreateResourceTokenBody = Type.Object({
   description: Type.Optional(Type.String({ maxLength: 1024 })),
 });
 export const ResourceTokenListQuery = Type.Object({
+  ...PaginationQuery,
   state: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive')])),
 });

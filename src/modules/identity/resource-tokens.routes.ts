@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { UnauthorizedError } from '../../infra/errors/index.js';
-import type { ApiApp } from '../../infra/http/index.js';
+import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
 import { mapToken } from './identity.presenter.js';
 import * as S from './identity.schemas.js';
@@ -50,10 +50,17 @@ export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, me
       return reply.code(201).send(mapToken(created.row, now(), created.token));
     });
 
-    app.get(base, { schema: { params: S.ResourceParams, querystring: S.ResourceTokenListQuery }, config: policy }, async (request) => {
-      const resource = await resolve(request, request.params.id);
-      return (await service.list(resource, request.query.state)).map((row) => mapToken(row, now()));
-    });
+    app.get(
+      base,
+      { schema: { params: S.ResourceParams, querystring: S.ResourceTokenListQuery }, config: policy },
+      async (request, reply) => {
+        const resource = await resolve(request, request.params.id);
+        const page = pageOf(request.query);
+        const { rows, total } = await service.list(resource, request.query.state, page.limit, page.offset);
+        setPaginationHeaders(request, reply, page, total, platform.config.externalUrl);
+        return rows.map((row) => mapToken(row, now()));
+      },
+    );
 
     app.get(`${base}/:token_id`, { schema: { params: S.ResourceTokenParams }, config: policy }, async (request) => {
       const resource = await resolve(request, request.params.id);

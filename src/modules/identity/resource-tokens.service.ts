@@ -4,7 +4,7 @@ import type { Config } from '../../config/index.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Database, Executor } from '../../infra/db/index.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
-import type { TokenRow } from './tokens.repository.js';
+import type { TokenRow, TokenState } from './tokens.repository.js';
 import { parseExpiry, validateScopes, type CreatedToken, type TokensService } from './tokens.service.js';
 import type { UsersService } from './users.service.js';
 
@@ -101,11 +101,8 @@ export class ResourceTokensService {
     });
   }
 
-  async list(resource: ResourceRef, state?: 'active' | 'inactive'): Promise<TokenRow[]> {
-    const rows = await this.tokens.listForResource(memberKind(resource.kind), resource.id);
-    if (!state) return rows;
-    const now = this.clock.now();
-    return rows.filter((row) => (row.revoked === 0 && (row.expires_at === null || row.expires_at > now)) === (state === 'active'));
+  list(resource: ResourceRef, state: TokenState | undefined, limit: number, offset: number): Promise<{ rows: TokenRow[]; total: number }> {
+    return this.tokens.list({ resource: { kind: memberKind(resource.kind), id: resource.id }, state }, limit, offset);
   }
 
   async get(resource: ResourceRef, tokenId: number): Promise<TokenRow> {

@@ -25,7 +25,9 @@ const LIMIT = 'sign_in';
 /**
  * Password sign-in. Failures are counted per IP and per login under the `sign_in` limit
  * (DESIGN.md §3): once either count reaches the limit, further attempts are refused with
- * 429 before the password is even checked, until the window ends.
+ * 429 before the password is even checked, until the window ends. Each attempt takes its
+ * count before the check and gives it back on success, so concurrent guesses cannot all slip
+ * in before the first failure is counted (docs/decisions.md).
  */
 export class SignInService {
   constructor(
@@ -37,41 +39,25 @@ export class SignInService {
 
   async signIn(attempt: SignInAttempt): Promise<SignInResult> {
     const keys = [`ip:${attempt.ip}`, `login:${attempt.login.trim().toLowerCase()}`];
-    const throttled = await this.throttled(keys);
-    if (throttled) return { kind: 'throttled', error: throttled };
+    const reservation = await this.limiter.reserve(LIMIT, keys, this.limit);
+    if (!reservation.allowed) return { kind: 'throttled', error: reservation.error };
 
+    // A failure keeps the counts the reservation took.
     const user = attempt.login.length > 0 ? await this.users.authenticate(attempt.login.trim(), attempt.password) : null;
     // Bots (project and group token users) have no password anyone knows; never let them in.
-    if (!user || user.bot === 1) return this.fail(keys, { kind: 'invalid' });
-    if (user.state === 'blocked') return this.fail(keys, { kind: 'blocked' });
+    if (!user || user.bot === 1) return { kind: 'invalid' };
+    if (user.state === 'blocked') return { kind: 'blocked' };
 
+    // Only failures count: the IP gets its count back, and the login's failures are forgiven.
+    await reservation.release();
+    if (this.limit) await this.limiter.store.reset(`${LIMIT}:${keys[1]}`);
     await this.sessions.destroy(attempt.previousSession);
     const session = await this.sessions.create(user.id, { ip: attempt.ip, userAgent: attempt.userAgent });
     await this.users.recordSignIn(user);
-    if (this.limit) await this.limiter.store.reset(`${LIMIT}:${keys[1]}`);
     return { kind: 'signed_in', user, session };
   }
 
   async signOut(session: string | undefined): Promise<void> {
     await this.sessions.destroy(session);
-  }
-
-  private async throttled(keys: string[]): Promise<TooManyRequestsError | null> {
-    const limit = this.limit;
-    if (!limit) return null;
-    for (const key of keys) {
-      if ((await this.limiter.store.peek(`${LIMIT}:${key}`)) < limit.count) continue;
-      // Counting the refused attempt too gives the window's end for Retry-After.
-      const hit = await this.limiter.hit(LIMIT, key, limit);
-      return this.limiter.tooMany(LIMIT, limit, hit);
-    }
-    return null;
-  }
-
-  private async fail<T extends SignInResult>(keys: string[], result: T): Promise<T | SignInResult> {
-    const limit = this.limit;
-    if (!limit) return result;
-    for (const key of keys) await this.limiter.hit(LIMIT, key, limit);
-    return result;
   }
 }

@@ -21,6 +21,19 @@ export interface NewToken {
   now: number;
 }
 
+export type TokenState = 'active' | 'inactive';
+
+/** Which tokens a list shows; every field given narrows it. */
+export interface TokenListFilter {
+  kinds?: readonly TokenKind[];
+  /** One user's tokens; `null` or absent: everyone's. */
+  userId?: number | null;
+  resource?: { kind: 'project' | 'namespace'; id: number };
+  state?: TokenState | undefined;
+  /** The instant `state` is judged at. */
+  now: number;
+}
+
 export interface TokenWithUser {
   token: TokenRow;
   user: Pick<UserRow, 'id' | 'username' | 'is_admin' | 'state' | 'bot'>;
@@ -76,29 +89,28 @@ export class TokensRepository {
     return this.db.selectFrom('personal_access_tokens').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async listForUser(
-    userId: number | null,
-    kinds: readonly TokenKind[],
-    limit: number,
-    offset: number,
-  ): Promise<{ rows: TokenRow[]; total: number }> {
-    let query = this.db.selectFrom('personal_access_tokens').where('kind', 'in', kinds);
-    if (userId !== null) query = query.where('user_id', '=', userId);
+  /**
+   * One page of tokens and the count of all that match, with `state` judged in the query so
+   * the total and the pages agree. Inactive is revoked or expired, as the `active` field says.
+   */
+  async list(filter: TokenListFilter, limit: number, offset: number): Promise<{ rows: TokenRow[]; total: number }> {
+    let query = this.db.selectFrom('personal_access_tokens');
+    if (filter.kinds) query = query.where('kind', 'in', filter.kinds);
+    if (filter.userId !== undefined && filter.userId !== null) query = query.where('user_id', '=', filter.userId);
+    if (filter.resource) {
+      query = query.where('resource_kind', '=', filter.resource.kind).where('resource_id', '=', filter.resource.id);
+    }
+    if (filter.state === 'active') {
+      query = query.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', filter.now)]));
+    } else if (filter.state === 'inactive') {
+      // A null expiry compares as unknown, so only revocation makes a never-expiring token inactive.
+      query = query.where((eb) => eb.or([eb('revoked', '=', 1), eb('expires_at', '<=', filter.now)]));
+    }
     const [rows, count] = await Promise.all([
       query.selectAll().orderBy('id', 'asc').limit(limit).offset(offset).execute(),
       query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
     return { rows, total: Number(count.n) };
-  }
-
-  async listForResource(kind: 'project' | 'namespace', resourceId: number): Promise<TokenRow[]> {
-    return this.db
-      .selectFrom('personal_access_tokens')
-      .selectAll()
-      .where('resource_kind', '=', kind)
-      .where('resource_id', '=', resourceId)
-      .orderBy('id', 'asc')
-      .execute();
   }
 
   /** Bumps the credentials cache epoch with the change: cached lookups end in every process. */

@@ -3,7 +3,7 @@ import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js'
 import { EpochCache, type Database, type Executor } from '../../infra/db/index.js';
 import { API_SCOPES, type CredentialKind, type ResolvedToken } from '../../infra/auth/index.js';
 import { NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
-import { TokensRepository, type TokenKind, type TokenRow } from './tokens.repository.js';
+import { TokensRepository, type TokenKind, type TokenListFilter, type TokenRow } from './tokens.repository.js';
 import { toActorUser } from './users.service.js';
 
 export interface CreateTokenInput {
@@ -158,12 +158,9 @@ export class TokensService {
     return this.tokens.findById(id);
   }
 
-  list(userId: number | null, kinds: readonly TokenKind[], limit: number, offset: number) {
-    return this.tokens.listForUser(userId, kinds, limit, offset);
-  }
-
-  listForResource(kind: 'project' | 'namespace', id: number) {
-    return this.tokens.listForResource(kind, id);
+  /** A page of tokens; `state` is judged now, by this service's clock. */
+  list(filter: Omit<TokenListFilter, 'now'>, limit: number, offset: number) {
+    return this.tokens.list({ ...filter, now: this.clock.now() }, limit, offset);
   }
 
   /** Cached lookups end everywhere with the credentials epoch the repository bumps. */

@@ -72,6 +72,11 @@ export class ApplicationsService {
     return this.storage.listApplications(ownerId);
   }
 
+  /** A page of every application, for the admin API. */
+  page(limit: number, offset: number): Promise<{ rows: ApplicationRow[]; total: number }> {
+    return this.storage.pageApplications(limit, offset);
+  }
+
   /** Deleting an application cascades to its codes, tokens and device grants. */
   async remove(id: number, ownerId: number | null): Promise<void> {
     await this.owned(id, ownerId);

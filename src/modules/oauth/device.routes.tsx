@@ -30,15 +30,6 @@ export function deviceRoutes(app: FastifyInstance, { device, pageAuth, limiter, 
   const keys = (request: FastifyRequest, actor: Actor) => [`user:${actor.user.id}`, `ip:${request.ip}`];
   const limit = config.rateLimits.user_code;
 
-  const throttled = async (request: FastifyRequest, actor: Actor): Promise<boolean> => {
-    if (!limit) return false;
-    for (const key of keys(request, actor)) if ((await limiter.store.peek(`${LIMIT_NAME}:${key}`)) >= limit.count) return true;
-    return false;
-  };
-  const countFailure = async (request: FastifyRequest, actor: Actor): Promise<void> => {
-    if (!limit) return;
-    for (const key of keys(request, actor)) await limiter.hit(LIMIT_NAME, key, limit);
-  };
   const tooMany = (reply: FastifyReply) =>
     sendPage(
       reply.header('retry-after', String(limit?.periodSeconds ?? 60)),
@@ -52,10 +43,15 @@ export function deviceRoutes(app: FastifyInstance, { device, pageAuth, limiter, 
 
   /** The pending grant for the typed code, or the entry page again with the reason. */
   const find = async (request: FastifyRequest, reply: FastifyReply, actor: Actor, csrf: string, typed: string) => {
-    if (await throttled(request, actor)) return { sent: tooMany(reply) };
+    // Counted before the lookup and given back when the code is found, so concurrent guesses
+    // cannot all be looked up before the first wrong one is counted.
+    const reservation = await limiter.reserve(LIMIT_NAME, keys(request, actor), limit);
+    if (!reservation.allowed) return { sent: tooMany(reply) };
     const found = await device.lookup(typed);
-    if (found.kind === 'found') return { found };
-    await countFailure(request, actor);
+    if (found.kind === 'found') {
+      await reservation.release();
+      return { found };
+    }
     const error = { unknown: 'The user code is invalid.', expired: 'The user code has expired.', used: 'The user code was already used.' }[
       found.kind
     ];

@@ -15,6 +15,7 @@ import { authorizeRoutes } from './authorize.routes.js';
 import { AuthorizeService } from './authorize.service.js';
 import { deviceRoutes } from './device.routes.js';
 import { DeviceService } from './device.service.js';
+import { registerHousekeepingJob } from './housekeeping.jobs.js';
 import { SigningKeys } from './keys.service.js';
 import { OAuthRepository } from './oauth.repository.js';
 import { oauthRoutes } from './oauth.routes.js';
@@ -47,6 +48,7 @@ export function createOAuthModule(platform: Platform, deps: { identity: Identity
   const { pageAuth } = deps.identity;
 
   platform.resolvers.register({ oauthToken: (secret) => tokens.resolve(secret) });
+  const housekeeping = registerHousekeepingJob(storage, platform.db, platform.jobs, clock);
   // A blocked user's past consents end with the block (docs/decisions.md): a refresh token or
   // an unexchanged code would otherwise go on minting tokens (and id_tokens) for them.
   platform.bus.subscribe(async (event, executor) => {
@@ -56,7 +58,7 @@ export function createOAuthModule(platform: Platform, deps: { identity: Identity
   return {
     applications,
     tokens,
-    routes: (app) => applicationsApiRoutes(app, applications),
+    routes: (app) => applicationsApiRoutes(app, applications, config.externalUrl),
     rootRoutes: async (app) => {
       await app.register(async (scope) => {
         scope.setErrorHandler(oauthErrorHandler);
@@ -69,11 +71,22 @@ export function createOAuthModule(platform: Platform, deps: { identity: Identity
           }
           return payload;
         });
-        oauthRoutes(scope, { storage, clock, tokens, device, oidc, keys, idToken: (r) => oidc.idToken(r) });
+        oauthRoutes(scope, {
+          storage,
+          clock,
+          tokens,
+          device,
+          oidc,
+          keys,
+          idToken: (r) => oidc.idToken(r),
+          limiter: platform.limiter,
+          limit: config.rateLimits.oauth,
+        });
         authorizeRoutes(scope, { authorize, pageAuth });
         deviceRoutes(scope, { device, pageAuth, limiter: platform.limiter, config });
       });
       applicationsPageRoutes(app, applications, pageAuth);
+      app.addHook('onReady', () => housekeeping.schedule());
     },
   };
 }

@@ -125,6 +125,17 @@ export class OAuthRepository implements OAuthStorage {
     return query.execute();
   }
 
+  async pageApplications(limit: number, offset: number): Promise<{ rows: ApplicationRow[]; total: number }> {
+    const [rows, count] = await Promise.all([
+      this.db.selectFrom('oauth_applications').selectAll().orderBy('id').limit(limit).offset(offset).execute(),
+      this.db
+        .selectFrom('oauth_applications')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
+  }
+
   async deleteApplication(id: number): Promise<boolean> {
     return this.atomically(async (repo) => {
       const deleted = changed(await repo.db.deleteFrom('oauth_applications').where('id', '=', id).executeTakeFirstOrThrow()) === 1;
@@ -214,6 +225,22 @@ export class OAuthRepository implements OAuthStorage {
 
   revokeFamily(family: string, now: number): Promise<number> {
     return this.revokeLive({ family }, now);
+  }
+
+  async pruneGrants(before: number, batch: number): Promise<{ codes: number; deviceGrants: number }> {
+    const codes = await this.db
+      .deleteFrom('oauth_access_grants')
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('oauth_access_grants').select('id').where('expires_at', '<', before).orderBy('id').limit(batch),
+      )
+      .executeTakeFirst();
+    const deviceGrants = await this.db
+      .deleteFrom('oauth_device_grants')
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('oauth_device_grants').select('id').where('expires_at', '<', before).orderBy('id').limit(batch),
+      )
+      .executeTakeFirst();
+    return { codes: Number(codes.numDeletedRows), deviceGrants: Number(deviceGrants.numDeletedRows) };
   }
 
   /** A storage on another executor (a publisher's open transaction, infra/bus.ts). */

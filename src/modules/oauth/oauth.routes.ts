@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RateLimit } from '../../config/index.js';
 import { bearerToken } from '../../infra/auth/index.js';
+import type { RateLimiter } from '../../infra/http/index.js';
 import { authenticateClient, readClientCredentials } from './client-auth.js';
 import { CORS, allowCors, answerPreflight, type CorsRule } from './cors.js';
 import type { DeviceService } from './device.service.js';
@@ -17,6 +19,9 @@ export interface OAuthRouteDeps extends TokenEndpointDeps {
   device: DeviceService;
   oidc: OidcService;
   keys: SigningKeys;
+  limiter: RateLimiter;
+  /** RATE_LIMITS `oauth`: requests per client IP to the endpoints anyone may call. */
+  limit: RateLimit | undefined;
 }
 
 const NONE = { policy: { auth: 'none' } } as const;
@@ -41,16 +46,19 @@ function preflight(app: FastifyInstance, path: string, rule: CorsRule): void {
  * inside the encapsulated plugin whose error handler renders `{error, error_description}`.
  */
 export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
-  const { tokens, device, oidc, keys } = deps;
+  const { tokens, device, oidc, keys, limiter, limit } = deps;
+  // The endpoints an anonymous caller can make work or write rows with (a device grant needs
+  // only a public client's id). The hook is left out when no limit is set: nothing to pay then.
+  const limited = limit ? { onRequest: async (request: FastifyRequest) => limiter.enforce('oauth', `ip:${request.ip}`, limit) } : {};
 
   preflight(app, '/oauth/token', CORS.token);
-  app.post('/oauth/token', { config: NONE, bodyLimit: FORM_LIMIT }, async (request, reply) => {
+  app.post('/oauth/token', { config: NONE, bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
     allowCors(request, reply, CORS.token);
     return noStore(reply).send(await tokenEndpoint(deps, request));
   });
 
   preflight(app, '/oauth/revoke', CORS.token);
-  app.post('/oauth/revoke', { config: NONE, bodyLimit: FORM_LIMIT }, async (request, reply) => {
+  app.post('/oauth/revoke', { config: NONE, bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
     allowCors(request, reply, CORS.token);
     const params = readParams(request.body ?? {});
     const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
@@ -59,7 +67,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   });
 
   preflight(app, '/oauth/introspect', CORS.token);
-  app.post('/oauth/introspect', { config: NONE, bodyLimit: FORM_LIMIT }, async (request, reply) => {
+  app.post('/oauth/introspect', { config: NONE, bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
     allowCors(request, reply, CORS.token);
     const params = readParams(request.body ?? {});
     const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
@@ -92,7 +100,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   app.get('/oauth/userinfo', { config: NONE }, userinfo);
   app.post('/oauth/userinfo', { config: NONE, bodyLimit: FORM_LIMIT }, userinfo);
 
-  app.post('/oauth/authorize_device', { config: NONE, bodyLimit: FORM_LIMIT }, async (request, reply) => {
+  app.post('/oauth/authorize_device', { config: NONE, bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
     const params = readParams(request.body ?? {});
     const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
     return noStore(reply).send(await device.authorize(application, params.get('scope')));

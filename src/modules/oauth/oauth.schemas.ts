@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IntegerId } from '../../infra/http/index.js';
+import { IntegerId, PaginationQuery } from '../../infra/http/index.js';
 
 /** Reference §2.10: `POST /applications` (admin API). */
 export const CreateApplicationBody = Type.Object({
@@ -8,6 +8,8 @@ export const CreateApplicationBody = Type.Object({
   scopes: Type.String({ maxLength: 1000 }),
   confidential: Type.Optional(Type.Boolean({ default: true })),
 });
+
+export const ListApplicationsQuery = Type.Object({ ...PaginationQuery });
 
 export const ApplicationIdParams = Type.Object({ id: IntegerId });
 

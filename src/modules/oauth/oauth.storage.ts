@@ -74,6 +74,8 @@ export interface OAuthStorage {
   findApplicationByUid(uid: string): Promise<ApplicationRow | undefined>;
   findApplicationById(id: number): Promise<ApplicationRow | undefined>;
   listApplications(ownerId: number | null): Promise<ApplicationRow[]>;
+  /** One page of every application, oldest first, and how many there are. */
+  pageApplications(limit: number, offset: number): Promise<{ rows: ApplicationRow[]; total: number }>;
   deleteApplication(id: number): Promise<boolean>;
   setApplicationSecret(id: number, digest: string, now: number): Promise<ApplicationRow | undefined>;
 
@@ -96,6 +98,8 @@ export interface OAuthStorage {
    * revoked, unexchanged codes used up, approved but unredeemed device grants denied.
    */
   endUserAccess(userId: number, now: number): Promise<void>;
+  /** Deletes up to `batch` codes and `batch` device grants that expired before `before`. */
+  pruneGrants(before: number, batch: number): Promise<{ codes: number; deviceGrants: number }>;
   /** This storage on another executor: a publisher's open transaction (infra/bus.ts). */
   on(executor: Executor): OAuthStorage;
 
