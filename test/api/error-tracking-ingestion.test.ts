@@ -309,3 +309,41 @@ describe('error tracking ingestion and grouping', () => {
     assert.equal(rust.crashed, 1);
   });
 });
+
+describe('the collector answers browsers on any origin (CORS)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  it('a preflight is 204 with the methods and Sentry headers allowed; answers and refusals carry the origin rule', async () => {
+    const owner = await createUser(t.app);
+    const { projectId, key } = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    for (const url of [envelopePath(projectId), storePath(projectId)]) {
+      const preflight = await t.app.inject({
+        method: 'OPTIONS',
+        url,
+        headers: {
+          origin: 'https://shop.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'x-sentry-auth',
+        },
+      });
+      assert.equal(preflight.statusCode, 204, url);
+      assert.equal(preflight.headers['access-control-allow-origin'], '*');
+      assert.match(String(preflight.headers['access-control-allow-methods']), /POST/);
+      assert.match(String(preflight.headers['access-control-allow-headers']), /x-sentry-auth/);
+    }
+    const stored = await post(t, storePath(projectId), JSON.stringify(exceptionEvent({})), {
+      'x-sentry-auth': sentryAuth(key),
+      origin: 'https://shop.example',
+    });
+    assert.equal(stored.statusCode, 200);
+    assert.equal(stored.headers['access-control-allow-origin'], '*');
+    assert.match(String(stored.headers['access-control-expose-headers']), /x-sentry-rate-limits/);
+    const refused = await post(t, storePath(projectId), '{}', { 'x-sentry-auth': sentryAuth('bset_0000'), origin: 'https://shop.example' });
+    assert.equal(refused.statusCode, 401);
+    assert.equal(refused.headers['access-control-allow-origin'], '*');
+  });
+});

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { chromiumSkip, launchChromium } from '../helpers/chromium.js';
 import { after, before, describe, it } from 'node:test';
 import { type Browser } from 'playwright-core';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
-import { enableTracking, exceptionEvent, sentryAuth, storePath } from '../helpers/sentry.js';
+import { enableTracking, envelope, envelopePath, exceptionEvent, hex32, sentryAuth, storePath } from '../helpers/sentry.js';
 
 const skip = chromiumSkip;
 
@@ -108,5 +109,80 @@ describe('error list and error page in Chromium', { skip }, () => {
     // The resolved error left the default (unresolved) list.
     await page.goto(`${base}/-/projects/${projectId}/errors`);
     assert.equal(await page.locator('#errors tbody tr').count(), 1);
+  });
+});
+
+/**
+ * A browser SDK reports from the pages of the monitored application, another origin than
+ * Basalt's: the collector must let such a page post and read the answer (CORS), both as a
+ * simple request (text/plain, the key in the query) and with X-Sentry-Auth (a preflight).
+ */
+describe('the collector from a page on another origin in Chromium', { skip }, () => {
+  let t: TestApp;
+  let base: string;
+  let site: Server;
+  let siteUrl: string;
+  let browser: Browser;
+  let projectId: number;
+  let key: string;
+
+  before(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await createTestApp({ env: { EXTERNAL_URL: base } });
+    await t.app.listen({ host: '127.0.0.1', port });
+    const owner = await createUser(t.app);
+    projectId = (await createProject(t.app, owner)).id;
+    key = (await enableTracking(t, projectId, owner.token)).key;
+    // The monitored application: another port, so another origin.
+    site = createHttpServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end('<!doctype html><title>shop</title><p>shop</p>');
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const address = site.address();
+    siteUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`;
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await new Promise((resolve) => site?.close(resolve));
+    await t.close();
+  });
+
+  it('posts envelopes cross-origin and reads the answers; the errors are stored', async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(siteUrl);
+    const body = (n: number, type: string) =>
+      envelope({ event_id: hex32(n) }, [{ type: 'event', payload: exceptionEvent({ eventId: hex32(n), type }) }], false);
+    // A string, not a function: tsx would wrap a function's inner arrows in a helper the page lacks.
+    const url = `${base}${envelopePath(projectId)}`;
+    const script = `(async () => {
+      const read = (response) => response.text().then((body) => ({ status: response.status, body }));
+      const first = await fetch(${JSON.stringify(`${url}?sentry_version=7&sentry_key=${key}`)}, {
+        method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: ${JSON.stringify(body(1, 'TypeError'))},
+      }).then(read);
+      const second = await fetch(${JSON.stringify(url)}, {
+        method: 'POST', headers: { 'x-sentry-auth': ${JSON.stringify(`Sentry sentry_version=7, sentry_key=${key}`)} },
+        body: ${JSON.stringify(body(2, 'RangeError'))},
+      }).then(read);
+      const refused = await fetch(${JSON.stringify(`${url}?sentry_version=7&sentry_key=bset_00000000000000000000000000000000`)}, {
+        method: 'POST', body: ${JSON.stringify(body(1, 'TypeError'))},
+      }).then(read);
+      return { first, second, refused };
+    })()`;
+    const answers = await page.evaluate<Record<'first' | 'second' | 'refused', { status: number; body: string }>>(script);
+    assert.deepEqual(answers.first, { status: 200, body: JSON.stringify({ id: hex32(1) }) });
+    assert.deepEqual(answers.second, { status: 200, body: JSON.stringify({ id: hex32(2) }) });
+    assert.equal(answers.refused.status, 401, 'a refusal is readable too');
+    const owner = await t.api('GET', `/projects/${projectId}/error_tracking/errors`);
+    assert.deepEqual(
+      owner
+        .json<{ type: string }[]>()
+        .map((e) => e.type)
+        .sort(),
+      ['RangeError', 'TypeError'],
+    );
   });
 });

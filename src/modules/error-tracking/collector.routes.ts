@@ -28,6 +28,23 @@ const BASES = ['/errortracking/api/v1/projects/api/:project_id', '/api/v4/error_
 const Params = Type.Object({ project_id: Type.String({ minLength: 1, maxLength: 255 }) });
 const SENTRY_KEY = /(?:^|[\s,])sentry_key=([^,\s]+)/;
 
+/**
+ * Browser SDKs post from the pages of the monitored application, on any origin. The key is
+ * public and no cookie is read, so every origin may post and read the answer, including the
+ * headers an SDK backs off by (reference C2 lists the request headers it may send).
+ */
+const CORS_ANSWER = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'x-sentry-error, x-sentry-rate-limits, retry-after',
+} as const;
+const CORS_PREFLIGHT = {
+  ...CORS_ANSWER,
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-headers':
+    'x-sentry-auth, x-requested-with, x-forwarded-for, origin, referer, accept, authentication, authorization, content-encoding, transfer-encoding, content-type',
+  'access-control-max-age': '86400',
+} as const;
+
 function single(value: unknown): string | undefined {
   if (Array.isArray(value)) throw parseFailure('sentry_key is given more than once');
   return typeof value === 'string' && value !== '' ? value : undefined;
@@ -91,8 +108,19 @@ export function collectorRoutes(app: ApiApp, deps: CollectorDeps): void {
     // (reference C3): every type is read as raw bytes and decoded here.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_DECOMPRESSED_BYTES }, (_request, body, done) => done(null, body));
+    // Set first, so refusals (401, 403, 413, 429) are readable cross-origin too.
+    scope.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(CORS_ANSWER);
+      done();
+    });
 
     for (const base of BASES) {
+      for (const endpoint of ['store', 'envelope']) {
+        scope.options(`${base}/${endpoint}`, { config: { policy: { auth: 'none' } } }, async (_request, reply) =>
+          reply.code(204).headers(CORS_PREFLIGHT).send(),
+        );
+      }
+
       scope.post(`${base}/store`, { schema: { params: Params }, config: { policy: { auth: 'none' } } }, async (request, reply) => {
         const body = rawBody(request.body);
         const projectId = await projectIdOf(request.params.project_id);
