@@ -90,7 +90,7 @@ export class GitAuthenticator {
     const { limiter, config } = this.platform;
     const keys = [`ip:${request.ip}`, `login:${login.trim().toLowerCase()}`];
     const reservation = await limiter.reserve(SIGN_IN_LIMIT, keys, config.rateLimits.sign_in);
-    if (!reservation.allowed) throw GitHttpError.tooManyAttempts();
+    if (!reservation.allowed) throw GitHttpError.tooManyAttempts(reservation.error.headers);
     const user = login ? await this.users.authenticate(login, password) : null;
     // A failure keeps the counts the reservation took.
     if (!user || user.bot === 1) throw GitHttpError.unauthorized();

@@ -38,8 +38,9 @@ export class GitHttpError extends Error {
     return new GitHttpError(403, READ_ONLY_MESSAGE);
   }
 
-  static tooManyAttempts(): GitHttpError {
-    return new GitHttpError(429, 'Too many failed sign-in attempts. Try again later.', { 'retry-after': '60' });
+  /** With the limiter's headers: Retry-After (the window's end) and RateLimit-* (DESIGN §5). */
+  static tooManyAttempts(headers: Record<string, string>): GitHttpError {
+    return new GitHttpError(429, 'Too many failed sign-in attempts. Try again later.', headers);
   }
 }
 

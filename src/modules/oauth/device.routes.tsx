@@ -30,9 +30,10 @@ export function deviceRoutes(app: FastifyInstance, { device, pageAuth, limiter, 
   const keys = (request: FastifyRequest, actor: Actor) => [`user:${actor.user.id}`, `ip:${request.ip}`];
   const limit = config.rateLimits.user_code;
 
-  const tooMany = (reply: FastifyReply) =>
+  // The limiter's refusal carries Retry-After (the window's end) and the RateLimit-* headers (DESIGN §5).
+  const tooMany = (reply: FastifyReply, refusal: { headers: Record<string, string> }) =>
     sendPage(
-      reply.header('retry-after', String(limit?.periodSeconds ?? 60)),
+      reply.headers(refusal.headers),
       <OAuthErrorPage
         title="Too many attempts"
         error="rate_limited"
@@ -46,7 +47,7 @@ export function deviceRoutes(app: FastifyInstance, { device, pageAuth, limiter, 
     // Counted before the lookup and given back when the code is found, so concurrent guesses
     // cannot all be looked up before the first wrong one is counted.
     const reservation = await limiter.reserve(LIMIT_NAME, keys(request, actor), limit);
-    if (!reservation.allowed) return { sent: tooMany(reply) };
+    if (!reservation.allowed) return { sent: tooMany(reply, reservation.error) };
     const found = await device.lookup(typed);
     if (found.kind === 'found') {
       await reservation.release();
