@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createTestApp, ROOT_TOKEN, type TestApp } from '../helpers/app.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 
 const UNAUTHORIZED = { message: '401 Unauthorized' };
@@ -75,6 +75,17 @@ describe('job tokens', () => {
     const own = await asJob('GET', `/projects/${projectId}`, job.token);
     assert.equal(own.statusCode, 200);
     assert.equal(own.json().id, projectId);
+    const other = await asJob('GET', `/projects/${otherProjectId}`, job.token);
+    assert.equal(other.statusCode, 404);
+    assert.deepEqual(other.json(), { message: '404 Project Not Found' });
+  });
+
+  it("an administrator's job is confined to its project too", async () => {
+    // root (an administrator) runs a job on a project of its own; another user's private project stays out of reach.
+    const rootsProject = await t.api('POST', '/projects', { body: { name: `root-ci-${Date.now()}` } });
+    assert.equal(rootsProject.statusCode, 201, rootsProject.body);
+    const job = await startJob(ROOT_TOKEN, rootsProject.json().id);
+    assert.equal((await asJob('GET', `/projects/${rootsProject.json().id}`, job.token)).statusCode, 200);
     const other = await asJob('GET', `/projects/${otherProjectId}`, job.token);
     assert.equal(other.statusCode, 404);
     assert.deepEqual(other.json(), { message: '404 Project Not Found' });

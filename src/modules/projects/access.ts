@@ -37,8 +37,9 @@ export class AccessPolicy {
 
   async namespaceLevel(actor: Actor | null, namespace: NamespaceRow): Promise<number> {
     if (!actor) return AccessLevel.NONE;
-    if (actor.user.isAdmin) return AccessLevel.OWNER;
+    // Before the administrator's rule: a job token reaches no namespace, whoever runs the job.
     if (actor.credential.kind === 'job_token') return AccessLevel.NONE;
+    if (actor.user.isAdmin) return AccessLevel.OWNER;
     if (namespace.kind === 'user') return namespace.owner_id === actor.user.id ? AccessLevel.OWNER : AccessLevel.NONE;
     const ancestry = await this.namespaces.ancestry(namespace.full_path);
     const rows = await this.members.levelsFor(
@@ -52,9 +53,10 @@ export class AccessPolicy {
 
   async projectLevel(actor: Actor | null, project: ProjectRow): Promise<number> {
     if (!actor) return AccessLevel.NONE;
-    if (actor.user.isAdmin) return AccessLevel.OWNER;
-    // A job token reaches only its own project, with the rights of the user running the job.
+    // A job token reaches only its own project, with the rights of the user running the job —
+    // checked before the administrator's rule, so an administrator's job is confined too.
     if (actor.credential.kind === 'job_token' && actor.credential.projectId !== project.id) return AccessLevel.NONE;
+    if (actor.user.isAdmin) return AccessLevel.OWNER;
     const namespace = await this.namespaces.findByIdIncludingDeleted(project.namespace_id);
     if (namespace?.kind === 'user' && namespace.owner_id === actor.user.id) return AccessLevel.OWNER;
     const ancestry = namespace?.kind === 'group' ? await this.namespaces.ancestry(namespace.full_path) : [];
