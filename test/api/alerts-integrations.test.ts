@@ -346,3 +346,19 @@ describe('alert integrations API', () => {
     }
   });
 });
+
+describe('alert iids past the 32-bit column', () => {
+  it('are 400 on the API and the page, never a database error', async () => {
+    const t = await createTestApp();
+    try {
+      const owner = await createUser(t.app);
+      const project = await createProject(t.app, owner);
+      const api = await t.api('GET', `/projects/${project.id}/alert_management/alerts/2147483648`, { token: owner.token });
+      assert.equal(api.statusCode, 400);
+      const within = await t.api('GET', `/projects/${project.id}/alert_management/alerts/2147483647`, { token: owner.token });
+      assert.equal(within.statusCode, 404);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -347,3 +347,26 @@ describe('the collector answers browsers on any origin (CORS)', () => {
     assert.equal(refused.headers['access-control-allow-origin'], '*');
   });
 });
+
+describe('hostile nesting in events', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  it('an event nested deeper than 100 levels is 400 on both endpoints and nothing is stored', async () => {
+    const owner = await createUser(t.app);
+    const { projectId, key } = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const event = `{"event_id":"${hex32(7)}","exception":{"values":[{"type":"Deep","value":"x"}]},"extra":{"nest":${deep}}}`;
+    const store = await post(t, storePath(projectId), event, { 'x-sentry-auth': sentryAuth(key) });
+    assert.equal(store.statusCode, 400);
+    assert.match(store.json<{ message: string }>().message, /deeper than 100/);
+    const body = `${JSON.stringify({ event_id: hex32(7) })}\n${JSON.stringify({ type: 'event' })}\n${event}\n`;
+    const env = await post(t, envelopePath(projectId), body, { 'x-sentry-auth': sentryAuth(key) });
+    assert.equal(env.statusCode, 400);
+    const errors = await t.api('GET', `/projects/${projectId}/error_tracking/errors`);
+    assert.deepEqual(errors.json(), []);
+  });
+});

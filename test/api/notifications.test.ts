@@ -71,6 +71,17 @@ describe('notification settings API', () => {
     assert.deepEqual(custom.json(), { level: 'custom', notification_email: alice.user.email });
   });
 
+  it('a level nested thousands deep is 400, not a 500', async () => {
+    // Sent as text: serialising it in the test would overflow the test's own stack.
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v4/notification_settings',
+      headers: { 'private-token': alice.token, 'content-type': 'application/json' },
+      payload: `{"level":${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+    });
+    assert.equal(res.statusCode, 400, res.body.slice(0, 200));
+  });
+
   it('an unknown level is 400 with the message naming it', async () => {
     const res = await t.api('PUT', '/notification_settings', { token: alice.token, body: { level: 'loud' } });
     assert.equal(res.statusCode, 400);

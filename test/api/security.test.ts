@@ -374,3 +374,21 @@ describe('security review', () => {
     }
   });
 });
+
+describe('validation answers stay bounded however many issues a body has', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  // A hang guard, not a speed check: answering used to take time quadratic in the issues.
+  it('50,000 wrong scopes: 400 naming the list first and at most 50 fields', { timeout: 60_000 }, async () => {
+    const scopes = Array.from({ length: 50_000 }, () => 'x');
+    const res = await t.api('POST', '/user/personal_access_tokens', { body: { name: 'many', scopes } });
+    assert.equal(res.statusCode, 400);
+    const message = res.json<{ message: Record<string, string[]> }>().message;
+    assert.ok(Object.keys(message).length <= 50, `${Object.keys(message).length} fields`);
+    assert.match((message.scopes ?? []).join(' '), /maximum is \d+ items/);
+  });
+});

@@ -46,16 +46,35 @@ function describe(issue: AjvIssue): string {
   }
 }
 
+/**
+ * Fields named in one validation answer at most. ajv reports every error (`allErrors`), so an
+ * array of a million wrong items yields a million issues after `maxItems` already failed: the
+ * answer names the first fields (the container's own `maxItems` among them) and stops there.
+ */
+const MAX_FIELDS = 50;
+
 /** ajv's errors as the spec's bodies: a missing attribute names it, the rest are a validation object. */
 function fromValidation(issues: readonly AjvIssue[]): AppError {
-  const missing = issues.filter((i) => i.keyword === 'required').map((i) => String(i.params.missingProperty));
-  if (missing.length > 0) return new MissingAttributeError([...new Set(missing)]);
+  const missing = new Set<string>();
+  for (const issue of issues) if (issue.keyword === 'required') missing.add(String(issue.params.missingProperty));
+  if (missing.size > 0) return new MissingAttributeError([...missing].slice(0, MAX_FIELDS));
+  // anyOf reports each failed branch too; keep the summary only. One pass each: the issues
+  // come from the request, so nothing here may be quadratic in their number.
+  const summarised = new Set<string>();
+  for (const issue of issues) if (issue.keyword === 'anyOf') summarised.add(issue.instancePath);
   const messages: ValidationMessages = {};
-  for (const issue of issues) {
-    // anyOf reports each failed branch too; keep the summary only.
-    if (issues.some((other) => other !== issue && other.keyword === 'anyOf' && issue.instancePath === other.instancePath)) continue;
+  let fields = 0;
+  // A container's own issue (`maxItems` of `/scopes`) sorts before its items' (`/scopes/0`).
+  const ordered = issues.length > MAX_FIELDS ? [...issues].sort((a, b) => a.instancePath.length - b.instancePath.length) : issues;
+  for (const issue of ordered) {
+    if (issue.keyword !== 'anyOf' && summarised.has(issue.instancePath)) continue;
     const name = fieldName(issue);
-    const list = (messages[name] ??= []) as string[];
+    let list = messages[name] as string[] | undefined;
+    if (!list) {
+      if (fields === MAX_FIELDS) continue;
+      fields += 1;
+      list = messages[name] = [];
+    }
     const text = describe(issue);
     if (!list.includes(text)) list.push(text);
   }

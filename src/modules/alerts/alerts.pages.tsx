@@ -6,6 +6,7 @@ import { AccessLevel, type ProjectRow } from '../projects/index.js';
 import type { AlertsDeps } from './alerts.deps.js';
 import { integrationUrl } from './alerts.presenter.js';
 import { ALERT_STATUSES, type AlertRow, type AlertStatus } from './alerts.repository.js';
+import { MAX_ALERT_IID } from './alerts.schemas.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { AlertDetail, AlertList, IntegrationsView, type Notice } from './alerts.views.js';
 import { testPayload } from './test-alert.js';
@@ -221,6 +222,7 @@ export function alertsPages(app: FastifyInstance, deps: AlertsDeps): void {
 
 function parseIid(value: string | undefined): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1 || !/^\d+$/.test(value ?? '')) throw new BadRequestError('400 Bad request - invalid id');
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_ALERT_IID || !/^\d+$/.test(value ?? ''))
+    throw new BadRequestError('400 Bad request - invalid id');
   return n;
 }

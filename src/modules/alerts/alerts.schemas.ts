@@ -7,7 +7,9 @@ export const PAYLOAD_MAX_DEPTH = 100;
 
 export const ProjectParams = Type.Object({ id: NamespaceOrProjectId });
 export const IntegrationParams = Type.Object({ id: NamespaceOrProjectId, integration_id: IntegerId });
-export const AlertParams = Type.Object({ id: NamespaceOrProjectId, alert_iid: IntegerId });
+/** An alert's iid is a 32-bit column (migration 0004): a larger value names no alert, and PostgreSQL would refuse it with an error. */
+export const MAX_ALERT_IID = 2_147_483_647;
+export const AlertParams = Type.Object({ id: NamespaceOrProjectId, alert_iid: Type.Integer({ minimum: 1, maximum: MAX_ALERT_IID }) });
 
 const Mapping = Type.Object({
   field_name: Type.String({ minLength: 1, maxLength: 100 }),

@@ -1,6 +1,7 @@
 import { ValidationError } from '../../infra/errors/index.js';
 import { PAYLOAD_LIMIT_BYTES, PAYLOAD_MAX_DEPTH, type MappingInput } from './alerts.schemas.js';
-import { dig, isObject, jsonDepth, type JsonObject } from './normalize.common.js';
+import { jsonDepth } from '../../infra/json-depth.js';
+import { dig, isObject, type JsonObject } from './normalize.common.js';
 import { GENERIC_KEYS, type FieldMapping, type GenericKey } from './normalize.generic.js';
 import type { IntegrationRow } from './integrations.repository.js';
 

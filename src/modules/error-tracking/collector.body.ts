@@ -1,5 +1,6 @@
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { BadRequestError, PayloadTooLargeError } from '../../infra/errors/index.js';
+import { jsonDepth } from '../../infra/json-depth.js';
 
 /** Sentry's store limits (reference C4), applied to both endpoints. */
 export const MAX_COMPRESSED_BYTES = 200 * 1024;
@@ -82,6 +83,9 @@ export function parseStoreBody(body: Buffer): Record<string, unknown> {
   return parseJsonObject(text, 'event');
 }
 
+/** Deeper than any SDK sends (they normalise context to a few levels), far from the stack's limit. */
+const MAX_JSON_DEPTH = 100;
+
 export function parseJsonObject(text: string, what: string): Record<string, unknown> {
   let value: unknown;
   try {
@@ -90,5 +94,8 @@ export function parseJsonObject(text: string, what: string): Record<string, unkn
     throw parseFailure(`${what} is not valid JSON`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw parseFailure(`${what} is not a JSON object`);
+  // Stored events are serialised again (JSON.stringify recurses): a document deep enough to
+  // overflow the stack would fail its request, or every later read of it, with a 500.
+  if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw parseFailure(`${what} nests deeper than ${MAX_JSON_DEPTH} levels`);
   return value as Record<string, unknown>;
 }

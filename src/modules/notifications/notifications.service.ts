@@ -188,7 +188,16 @@ export class NotificationsService {
   private parse(input: SettingInput, kind: SourceKind): SettingChanges {
     const changes: SettingChanges = {};
     if (input.level !== undefined) {
-      const level = typeof input.level === 'string' ? input.level : JSON.stringify(input.level);
+      // Only scalars are written back into the message: an object or array of any depth is named
+      // by its type (serialising a hostile one could overflow the stack).
+      const level =
+        typeof input.level === 'string'
+          ? input.level
+          : typeof input.level === 'object' && input.level !== null
+            ? Array.isArray(input.level)
+              ? 'array'
+              : 'object'
+            : String(input.level as number | boolean);
       if (!isLevel(level)) throw new BadRequestError(`'${level.slice(0, 100)}' is not a valid level`);
       changes.level = level;
     }
