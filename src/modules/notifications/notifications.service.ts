@@ -197,7 +197,7 @@ export class NotificationsService {
             ? Array.isArray(input.level)
               ? 'array'
               : 'object'
-            : String(input.level as number | boolean);
+            : String(input.level);
       if (!isLevel(level)) throw new BadRequestError(`'${level.slice(0, 100)}' is not a valid level`);
       changes.level = level;
     }
