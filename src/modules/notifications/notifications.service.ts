@@ -190,14 +190,15 @@ export class NotificationsService {
     if (input.level !== undefined) {
       // Only scalars are written back into the message: an object or array of any depth is named
       // by its type (serialising a hostile one could overflow the stack).
+      const value: unknown = input.level;
       const level =
-        typeof input.level === 'string'
-          ? input.level
-          : typeof input.level === 'object' && input.level !== null
-            ? Array.isArray(input.level)
+        typeof value === 'string'
+          ? value
+          : typeof value === 'number' || typeof value === 'boolean'
+            ? String(value)
+            : Array.isArray(value)
               ? 'array'
-              : 'object'
-            : String(input.level);
+              : typeof value;
       if (!isLevel(level)) throw new BadRequestError(`'${level.slice(0, 100)}' is not a valid level`);
       changes.level = level;
     }
