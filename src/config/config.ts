@@ -175,6 +175,25 @@ function parseInteger(env: Env, name: string, fallback: number, min: number, max
   return value;
 }
 
+/**
+ * Refs of one kind per push that get their own push event. Each costs git work while the push
+ * is answered (commit count and title), so the limit bounds that work per push (docs/decisions.md).
+ */
+const MAX_PUSH_EVENT_ACTIVITIES_LIMIT = 50;
+
+function parsePushEventActivitiesLimit(env: Env, problems: string[]): number {
+  const name = 'PUSH_EVENT_ACTIVITIES_LIMIT';
+  const raw = env[name];
+  const value = Number(raw);
+  if (raw !== undefined && raw !== '' && Number.isInteger(value) && value > MAX_PUSH_EVENT_ACTIVITIES_LIMIT) {
+    problems.push(
+      `${name}: "${raw}" is above ${MAX_PUSH_EVENT_ACTIVITIES_LIMIT}, the most refs of one kind per push that get their own push events (the git work per push stays bounded)`,
+    );
+    return 3;
+  }
+  return parseInteger(env, name, 3, 0, MAX_PUSH_EVENT_ACTIVITIES_LIMIT, problems);
+}
+
 function parseChoice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T, problems: string[]): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -264,7 +283,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const loadShedDelayMs = parseInteger(env, 'LOAD_SHED_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000, problems);
   const gitMaxPushBytes = parseInteger(env, 'GIT_MAX_PUSH_SIZE', 500 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024, problems);
   const errorTrackingRetentionDays = parseInteger(env, 'ERROR_TRACKING_RETENTION_DAYS', 90, 1, 3650, problems);
-  const pushEventActivitiesLimit = parseInteger(env, 'PUSH_EVENT_ACTIVITIES_LIMIT', 3, 0, 10_000, problems);
+  const pushEventActivitiesLimit = parsePushEventActivitiesLimit(env, problems);
   const redisPrefix = env.REDIS_PREFIX ?? 'basalt:';
   if (!/^[A-Za-z0-9:_.-]{0,64}$/.test(redisPrefix)) problems.push('REDIS_PREFIX: use up to 64 letters, digits, ":", "_", "." or "-"');
   const spam = parseSpamRules(env, problems);

@@ -250,6 +250,112 @@ describe('git smart HTTP', () => {
     ]);
   });
 
+  it("refuses a blocked user's CI job token with 403, as the API does", async () => {
+    const maintainer = await createUser(t.app);
+    await addMember(t.app, 'project', privateProject.id, maintainer, 40);
+    const started = await t.api('POST', `/projects/${privateProject.id}/jobs`, { token: maintainer.token, body: { name: 'build' } });
+    assert.equal(started.statusCode, 201, started.body);
+    const jobAuth = basicAuth('gitlab-ci-token', started.json().token);
+    assert.equal((await get(refs('acme/secret'), jobAuth)).statusCode, 200);
+    assert.equal((await t.api('POST', `/users/${maintainer.user.id}/block`)).statusCode, 201);
+    const api = await t.api('GET', '/job', { token: null, headers: { 'job-token': started.json().token } });
+    assert.equal(api.statusCode, 403);
+    const refused = await get(refs('acme/secret'), jobAuth);
+    assert.equal(refused.statusCode, 403);
+    assert.equal(refused.body, 'Your account has been blocked.\n');
+  });
+
+  it("lets only a snippet's author, a Maintainer or an admin push to a project snippet, as the API's rule", async () => {
+    const author = await createUser(t.app, { scopes: ['api'] });
+    const developer = await createUser(t.app, { scopes: ['api'] });
+    const maintainer = await createUser(t.app, { scopes: ['api'] });
+    await addMember(t.app, 'project', publicProject.id, author, 30);
+    await addMember(t.app, 'project', publicProject.id, developer, 30);
+    await addMember(t.app, 'project', publicProject.id, maintainer, 40);
+    const snippet = await t.api('POST', `/projects/${publicProject.id}/snippets`, {
+      token: author.token,
+      body: { title: 'By a developer', file_name: 'a.txt', content: 'a\n', visibility: 'public' },
+    });
+    assert.equal(snippet.statusCode, 201, snippet.body);
+    await t.app.platform.jobs.drain();
+    const url = refs(`acme/open/snippets/${snippet.json().id}`, 'git-receive-pack');
+    const other = await get(url, basicAuth('x', developer.token));
+    assert.equal(other.statusCode, 403);
+    assert.match(other.body, /not allowed to push/);
+    assert.equal((await get(url, basicAuth('x', author.token))).statusCode, 200);
+    assert.equal((await get(url, basicAuth('x', maintainer.token))).statusCode, 200);
+    assert.equal((await get(url, basicAuth('x', owner.token))).statusCode, 200);
+    // The API answers the developer the same way.
+    const removed = await t.api('DELETE', `/snippets/${snippet.json().id}`, { token: developer.token });
+    assert.equal(removed.statusCode, 403);
+  });
+
+  it('a push that meets a move after info/refs is refused at the POST with the read-only message, in the protocol', async () => {
+    const work = path.join(t.scratch, 'push-race');
+    const head = await makeWorkTree(work, 1, 'raced');
+    const push = (payload: Buffer) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/acme/open.git/git-receive-pack',
+        headers: { 'content-type': 'application/x-git-receive-pack-request', authorization: basicAuth('oauth2', owner.token) },
+        payload,
+      });
+    assert.equal((await get(refs('acme/open', 'git-receive-pack'), basicAuth('oauth2', owner.token))).statusCode, 200);
+    await t.app.modules.projects.projects.setReadOnly(publicProject.id, true);
+    try {
+      const message = 'The repository is temporarily read-only. Please try again later.';
+      const plain = await push(await receivePackBody(work, [{ old: ZERO_OID, new: head, ref: 'refs/heads/raced' }], [head]));
+      assert.equal(plain.statusCode, 200);
+      assert.equal(plain.headers['content-type'], 'application/x-git-receive-pack-result');
+      assert.equal(plain.body, `${pkt('unpack ok\n').toString()}${pkt(`ng refs/heads/raced ${message}\n`).toString()}0000`);
+      // With side-band-64k (what git asks for): the message on band 2, the report on band 1.
+      const lines = [pkt(`${ZERO_OID} ${head} refs/heads/raced\0report-status side-band-64k agent=git/2.39\n`), Buffer.from('0000')];
+      const banded = await push(Buffer.concat(lines));
+      assert.equal(banded.statusCode, 200);
+      const report = `${pkt('unpack ok\n').toString()}${pkt(`ng refs/heads/raced ${message}\n`).toString()}0000`;
+      assert.equal(banded.body, `${pkt(`\x02${message}\n`).toString()}${pkt(`\x01${report}`).toString()}0000`);
+      const zipped = await t.app.inject({
+        method: 'POST',
+        url: '/acme/open.git/git-receive-pack',
+        headers: {
+          'content-type': 'application/x-git-receive-pack-request',
+          'content-encoding': 'gzip',
+          authorization: basicAuth('oauth2', owner.token),
+        },
+        payload: gzipSync(Buffer.concat(lines)),
+      });
+      assert.equal(zipped.body, banded.body);
+      // The move began after the first check but before the push was counted in flight.
+      const containers = t.app.modules.git.containers;
+      const find = containers.find.bind(containers);
+      let calls = 0;
+      containers.find = async (kind, id) => {
+        const found = await find(kind, id);
+        calls += 1;
+        return found && calls === 1 ? { ...found, readOnly: false } : found;
+      };
+      try {
+        const late = await push(Buffer.concat(lines));
+        assert.equal(calls, 2);
+        assert.equal(late.body, banded.body);
+      } finally {
+        containers.find = find;
+      }
+      // Not a git client (no ref command): a plain 403 with the message.
+      const empty = await push(Buffer.from('0000'));
+      assert.equal(empty.statusCode, 403);
+      assert.equal(empty.body, `${message}\n`);
+      assert.equal(
+        await runGit(['rev-parse', '--verify', '--quiet', 'refs/heads/raced'], { cwd: repoDir(publicProject) }).catch(() => ''),
+        '',
+      );
+      const active = await t.app.platform.db.selectFrom('git_active_pushes').selectAll().execute();
+      assert.equal(active.length, 0);
+    } finally {
+      await t.app.modules.projects.projects.setReadOnly(publicProject.id, false);
+    }
+  });
+
   it('refuses pushes while the repository is read-only and still serves reads', async () => {
     await t.app.modules.projects.projects.setReadOnly(publicProject.id, true);
     try {

@@ -204,6 +204,89 @@ describe('repository storage moves', () => {
     assert.ok(existsSync(storages().path('default', 'project', p.id)));
   });
 
+  it('a move resumed after a crash between its replicated state and clearing read-only ends writable', async () => {
+    const p = await createProject(t.app, owner);
+    await t.app.platform.jobs.drain();
+    const work = path.join(t.scratch, 'crash-seed');
+    await makeWorkTree(work, 2);
+    const source = storages().path('default', 'project', p.id);
+    await runGit(['push', '--quiet', source, 'main:main'], { cwd: work });
+    const res = await t.api('POST', `/projects/${p.id}/repository_storage_moves`, { body: { destination_storage_name: 'second' } });
+    // As an older worker left it: copied, switched, `replicated`, and killed before the flag was cleared.
+    const destination = storages().path('second', 'project', p.id);
+    mkdirSync(path.dirname(destination), { recursive: true });
+    await runGit(['clone', '--quiet', '--mirror', source, destination]);
+    await t.app.modules.projects.projects.setStorage(p.id, 'second', true);
+    await t.app.platform.db.updateTable('repository_storage_moves').set({ state: 'replicated' }).where('id', '=', res.json().id).execute();
+    await t.app.platform.jobs.drain();
+    assert.equal((await t.api('GET', `/project_repository_storage_moves/${res.json().id}`)).json().state, 'finished');
+    assert.equal((await project(p.id)).repository_read_only, 0);
+    assert.ok(!existsSync(source));
+    const next = await t.api('POST', `/projects/${p.id}/repository_storage_moves`, { body: { destination_storage_name: 'default' } });
+    assert.equal(next.statusCode, 201, next.body);
+    await t.app.platform.jobs.drain();
+    assert.equal((await t.api('GET', `/project_repository_storage_moves/${next.json().id}`)).json().state, 'finished');
+    assert.equal((await project(p.id)).repository_storage, 'default');
+  });
+
+  it('a failure while switching leaves the move failed, the project on its source and writable, and a new move possible', async () => {
+    const p = await createProject(t.app, owner);
+    await t.app.platform.jobs.drain();
+    const work = path.join(t.scratch, 'switch-fail-seed');
+    await makeWorkTree(work, 2);
+    const source = storages().path('default', 'project', p.id);
+    await runGit(['push', '--quiet', source, 'main:main'], { cwd: work });
+    const before = await refsOf(source);
+    const containers = t.app.modules.git.containers;
+    const setReadOnly = containers.setReadOnly.bind(containers);
+    let failures = 0;
+    // The write that makes the repository writable again fails once (a lost connection, say).
+    containers.setReadOnly = async (kind, id, readOnly, executor) => {
+      if (id === p.id && !readOnly && failures === 0) {
+        failures += 1;
+        throw new Error('connection lost');
+      }
+      return setReadOnly(kind, id, readOnly, executor);
+    };
+    try {
+      const res = await t.api('POST', `/projects/${p.id}/repository_storage_moves`, { body: { destination_storage_name: 'second' } });
+      await t.app.platform.jobs.drain();
+      assert.equal(failures, 1);
+      const failed = (await t.api('GET', `/project_repository_storage_moves/${res.json().id}`)).json();
+      assert.equal(failed.state, 'failed');
+      assert.equal(failed.error_message, 'connection lost');
+    } finally {
+      containers.setReadOnly = setReadOnly;
+    }
+    const after = await project(p.id);
+    assert.equal(after.repository_storage, 'default');
+    assert.equal(after.repository_read_only, 0);
+    assert.equal(await refsOf(source), before);
+    assert.ok(!existsSync(storages().path('second', 'project', p.id)), 'the copy on the destination is removed');
+    const retry = await t.api('POST', `/projects/${p.id}/repository_storage_moves`, { body: { destination_storage_name: 'second' } });
+    assert.equal(retry.statusCode, 201, retry.body);
+    await t.app.platform.jobs.drain();
+    assert.equal((await t.api('GET', `/project_repository_storage_moves/${retry.json().id}`)).json().state, 'finished');
+    assert.equal(await refsOf(storages().path('second', 'project', p.id)), before);
+  });
+
+  it('bulk moves include projects pending deletion', async () => {
+    const pending = await createProject(t.app, owner);
+    await t.app.platform.jobs.drain();
+    // Marked for deletion, its removal job not run yet.
+    await t.app.platform.db.updateTable('projects').set({ pending_delete: 1 }).where('id', '=', pending.id).execute();
+    const res = await t.api('POST', '/project_repository_storage_moves', {
+      body: { source_storage_name: 'default', destination_storage_name: 'second' },
+    });
+    assert.equal(res.statusCode, 202);
+    await t.app.platform.jobs.drain();
+    const moved = await t.app.modules.projects.projects.findByIdIncludingDeleted(pending.id);
+    assert.equal(moved?.repository_storage, 'second');
+    assert.equal(moved?.repository_read_only, 0);
+    const moves = await t.app.modules.git.moves.list('project', pending.id, 10, 0);
+    assert.equal(moves.rows[0]?.state, 'finished');
+  });
+
   it('moves snippets and group wikis too', async () => {
     const snippet = await t.api('POST', '/snippets', {
       token: owner.token,

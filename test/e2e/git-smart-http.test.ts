@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { ROOT_TOKEN } from '../helpers/app.js';
 import { createGitTestApp, gitTestEnv, runGit, type GitTestApp } from '../helpers/git.js';
 import { issueTokens, registerApp, sessionCookie } from '../helpers/oauth.js';
 import type { ProjectRow } from '../../src/modules/projects/index.js';
@@ -182,5 +183,27 @@ describe('git over HTTP with the real git client', () => {
     assert.ok(!existsSync(source));
     const cloned = await gitClient(['clone', url(`oauth2:${owner.token}`), path.join(t.scratch, 'after-kill')], t.scratch, home);
     assert.equal(cloned.code, 0, cloned.output);
+  });
+
+  it('a push that loses the race with a move (begun after info/refs) shows the read-only message', async () => {
+    const work = path.join(t.scratch, 'after-kill');
+    await runGit(['commit', '--quiet', '--allow-empty', '-m', 'Raced by a move'], { cwd: work });
+    // git runs pre-push after info/refs and before the POST: the hook schedules a move there.
+    const request = JSON.stringify({ destination_storage_name: 'second' });
+    const api = `http://127.0.0.1:${port}/api/v4/projects/${project.id}/repository_storage_moves`;
+    const script = `fetch(${JSON.stringify(api)}, { method: 'POST', headers: { 'private-token': ${JSON.stringify(ROOT_TOKEN)}, 'content-type': 'application/json' }, body: ${JSON.stringify(request)} }).then((r) => process.exit(r.status === 201 ? 0 : 1))`;
+    const hook = path.join(work, '.git', 'hooks', 'pre-push');
+    writeFileSync(hook, `#!/bin/sh\nexec '${process.execPath}' -e '${script.replace(/'/g, `'\\''`)}'\n`);
+    chmodSync(hook, 0o755);
+    const refused = await gitClient(['push', 'origin', 'HEAD:main'], work, home);
+    rmSync(hook);
+    assert.notEqual(refused.code, 0, refused.output);
+    assert.match(refused.output, /remote: The repository is temporarily read-only\. Please try again later\./);
+    assert.match(refused.output, /\[remote rejected\] HEAD -> main \(The repository is temporarily read-only/);
+    const moves = await t.api('GET', `/projects/${project.id}/repository_storage_moves`);
+    assert.equal(moves.json()[0].state, 'scheduled', 'the hook scheduled the move');
+    await t.app.platform.jobs.drain();
+    const pushed = await gitClient(['push', 'origin', 'HEAD:main'], work, home);
+    assert.equal(pushed.code, 0, pushed.output);
   });
 });

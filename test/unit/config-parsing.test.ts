@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { loadConfig, parseRateLimits, parseTrustProxy } from '../../src/config/config.js';
+import { ConfigError, loadConfig, parseRateLimits, parseTrustProxy } from '../../src/config/config.js';
 
 describe('RATE_LIMITS', () => {
   it('reads counts and periods, with a multiple of the unit', () => {
@@ -52,5 +52,27 @@ describe('TRUST_PROXY', () => {
       assert.equal(parseTrustProxy(text, problems), false, text);
       assert.match(problems[0] ?? '', /^TRUST_PROXY: /, text);
     }
+  });
+});
+
+describe('PUSH_EVENT_ACTIVITIES_LIMIT', () => {
+  const dataDir = () => mkdtempSync(path.join(os.tmpdir(), 'basalt-config-'));
+
+  it('takes 0 to 50 (default 3)', () => {
+    assert.equal(loadConfig({ DATA_DIR: dataDir() }).pushEventActivitiesLimit, 3);
+    assert.equal(loadConfig({ DATA_DIR: dataDir(), PUSH_EVENT_ACTIVITIES_LIMIT: '0' }).pushEventActivitiesLimit, 0);
+    assert.equal(loadConfig({ DATA_DIR: dataDir(), PUSH_EVENT_ACTIVITIES_LIMIT: '50' }).pushEventActivitiesLimit, 50);
+  });
+
+  it('refuses to start above 50, saying why: per-ref push details cost git work during the push', () => {
+    assert.throws(
+      () => loadConfig({ DATA_DIR: dataDir(), PUSH_EVENT_ACTIVITIES_LIMIT: '51' }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /PUSH_EVENT_ACTIVITIES_LIMIT: "51" is above 50, the most refs of one kind per push that get their own push events/.test(
+          error.message,
+        ),
+    );
+    assert.throws(() => loadConfig({ DATA_DIR: dataDir(), PUSH_EVENT_ACTIVITIES_LIMIT: '-1' }), ConfigError);
   });
 });

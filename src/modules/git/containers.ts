@@ -1,4 +1,5 @@
 import type { Clock } from '../../infra/clock.js';
+import type { Executor } from '../../infra/db/index.js';
 import type { GroupsService, ProjectsService, SnippetsService } from '../projects/index.js';
 import type { GitRepository, MoveContainerKind } from './git.repository.js';
 import type { RepositoryKind } from './git.storage.js';
@@ -81,16 +82,21 @@ export class Containers {
     }
   }
 
-  async setReadOnly(kind: MoveContainerKind, id: number, readOnly: boolean): Promise<void> {
-    if (kind === 'project') await this.projects.setReadOnly(id, readOnly);
-    else if (kind === 'snippet') await this.snippets.setReadOnly(id, readOnly);
-    else await this.git.updateGroupWiki(id, { repository_read_only: readOnly ? 1 : 0 }, this.clock.now());
+  /** `executor`: the caller's transaction, when the flag must change together with a move's state. */
+  async setReadOnly(kind: MoveContainerKind, id: number, readOnly: boolean, executor?: Executor): Promise<void> {
+    if (kind === 'project') await this.projects.setReadOnly(id, readOnly, executor);
+    else if (kind === 'snippet') await this.snippets.setReadOnly(id, readOnly, executor);
+    else await this.gitWith(executor).updateGroupWiki(id, { repository_read_only: readOnly ? 1 : 0 }, this.clock.now());
   }
 
   /** Points the container at another storage; only called during a move, so it stays read-only. */
-  async setStorage(kind: MoveContainerKind, id: number, storage: string): Promise<void> {
-    if (kind === 'project') await this.projects.setStorage(id, storage, true);
-    else if (kind === 'snippet') await this.snippets.setStorage(id, storage);
-    else await this.git.updateGroupWiki(id, { repository_storage: storage }, this.clock.now());
+  async setStorage(kind: MoveContainerKind, id: number, storage: string, executor?: Executor): Promise<void> {
+    if (kind === 'project') await this.projects.setStorage(id, storage, true, executor);
+    else if (kind === 'snippet') await this.snippets.setStorage(id, storage, executor);
+    else await this.gitWith(executor).updateGroupWiki(id, { repository_storage: storage }, this.clock.now());
+  }
+
+  private gitWith(executor: Executor | undefined): GitRepository {
+    return executor ? this.git.withExecutor(executor) : this.git;
   }
 }

@@ -1,4 +1,3 @@
-import type { Actor } from '../../infra/auth/index.js';
 import { isUniqueViolation } from '../../infra/db/index.js';
 import { NotFoundError, NotFoundMessageError, ValidationError } from '../../infra/errors/index.js';
 import type { Platform } from '../../infra/platform.js';
@@ -13,12 +12,6 @@ export const BULK_MOVE_JOB = 'git.schedule_bulk_moves';
 const THING: Record<MoveContainerKind, 'Project' | 'Snippet' | 'Group'> = { project: 'Project', snippet: 'Snippet', group: 'Group' };
 /** States in which the container is read-only and the move not yet settled. */
 const PAST_READ_ONLY = ['replicated', 'finished', 'failed', 'cleanup_failed'];
-
-/** Acts as an administrator for listing every project on a storage (bulk moves). */
-const SYSTEM_ACTOR: Actor = {
-  user: { id: 0, username: 'basalt-system', isAdmin: true, state: 'active', bot: true },
-  credential: { kind: 'session', id: 0, scopes: null },
-};
 
 /**
  * Scheduling repository storage moves (SPEC "Repository storage moves", reference §3):
@@ -121,10 +114,13 @@ export class MovesService {
     const ids: number[] = [];
     const batch = 500;
     if (kind === 'project') {
-      for (let offset = 0; ; offset += batch) {
-        const { rows } = await this.projects.list(SYSTEM_ACTOR, { repositoryStorage: source, orderBy: 'id', sort: 'asc' }, batch, offset);
-        ids.push(...rows.map((r) => r.id));
-        if (rows.length < batch) return ids;
+      // Every project, pending deletion included: those are moved too (reference §3.1).
+      for (let after = 0; ;) {
+        const rows = await this.projects.idsOnStorage(source, after, batch);
+        ids.push(...rows);
+        const last = rows.at(-1);
+        if (last === undefined || rows.length < batch) return ids;
+        after = last;
       }
     }
     if (kind === 'snippet') {

@@ -16,8 +16,9 @@ export interface MoveWorkerOptions {
  * Runs one storage move (reference §3.4). Every step can run again after a crash: the
  * state column says where to resume (`scheduled` -> start, `started` -> copy again,
  * `replicated` -> clean up), a copy lands in its final place only once verified, and the
- * container is switched only after every copy verified. A failure before the switch leaves
- * the source untouched and writable and the move `failed`.
+ * container is switched (storage, `replicated`, writable: one transaction) only after every
+ * copy verified. A failure before the switch leaves the source untouched and writable and
+ * the move `failed`.
  */
 export class MoveWorker {
   constructor(
@@ -55,6 +56,21 @@ export class MoveWorker {
     if (move.state === 'replicated') await this.cleanup(move, log);
   }
 
+  /**
+   * The switch: storage, state and read-only flag change in one transaction, so a crash leaves
+   * either a `started` move on a read-only source (resumed by copying again) or a `replicated`
+   * one on a writable destination, never a `replicated` move stuck read-only.
+   */
+  private async switchTo(move: MoveRow, switched: boolean): Promise<void> {
+    const { container_kind: kind, container_id: id, destination_storage_name: destination } = move;
+    await this.platform.db.transaction().execute(async (trx) => {
+      if (!switched) await this.containers.setStorage(kind, id, destination, trx);
+      const moved = await this.git.withExecutor(trx).transition(move.id, ['started'], 'replicated', this.platform.clock.now());
+      if (!moved) throw new Error('the move is no longer started');
+      await this.containers.setReadOnly(kind, id, false, trx);
+    });
+  }
+
   /** Copies and verifies every repository, then switches the container; false when the move failed. */
   private async replicate(move: MoveRow, log: JobContext['log']): Promise<boolean> {
     const { container_kind: kind, container_id: id, source_storage_name: source, destination_storage_name: destination } = move;
@@ -66,16 +82,15 @@ export class MoveWorker {
     try {
       await this.containers.setReadOnly(kind, id, true);
       if (!this.storages.has(source) || !this.storages.has(destination)) throw new Error('storage is not configured');
-      // Resumed after the switch: the copies were verified before it happened.
+      // Resumed after a switch recorded by an older version (storage first, state later):
+      // the copies were verified before it happened.
       const switched = container.storage === destination && source !== destination;
       if (!switched) {
         if (container.storage !== source) throw new Error(`${kind} is on storage ${container.storage}, not ${source}`);
         await this.waitForPushes(container);
         if (source !== destination) await this.copyAll(container, source, destination, log);
-        await this.containers.setStorage(kind, id, destination);
       }
-      await this.git.transition(move.id, ['started'], 'replicated', this.platform.clock.now());
-      await this.containers.setReadOnly(kind, id, false);
+      await this.switchTo(move, switched);
       log.info('storage move replicated; repository writable on the destination');
       return true;
     } catch (error) {
@@ -97,11 +112,15 @@ export class MoveWorker {
     }
   }
 
-  /** Source stays the truth: the container goes back to it, copies on the destination go. */
+  /**
+   * Source stays the truth: the container goes back to it, copies on the destination go. Only
+   * a move still `started` is undone; once `replicated` the destination is the truth.
+   */
   private async failBeforeSwitch(move: MoveRow, container: Container, error: unknown, log: JobContext['log']): Promise<void> {
     const { container_kind: kind, container_id: id, source_storage_name: source, destination_storage_name: destination } = move;
     const message = error instanceof Error ? error.message : String(error);
     log.error({ err: error }, 'storage move failed');
+    if ((await this.git.findMove(move.id))?.state !== 'started') return;
     try {
       let current = await this.containers.find(kind, id);
       if (current && current.storage === destination && source !== destination) {
@@ -115,14 +134,21 @@ export class MoveWorker {
     } catch (cleanupError) {
       log.error({ err: cleanupError }, 'could not remove the partial copy');
     }
-    await this.git.transition(move.id, ['started'], 'failed', this.platform.clock.now(), message);
-    await this.containers.setReadOnly(kind, id, false);
+    // Together, so a crash here never leaves a `failed` move with its container read-only.
+    await this.platform.db.transaction().execute(async (trx) => {
+      await this.git.withExecutor(trx).transition(move.id, ['started'], 'failed', this.platform.clock.now(), message);
+      await this.containers.setReadOnly(kind, id, false, trx);
+    });
   }
 
   private async cleanup(move: MoveRow, log: JobContext['log']): Promise<void> {
     const { container_kind: kind, container_id: id, source_storage_name: source, destination_storage_name: destination } = move;
     try {
       const container = await this.containers.find(kind, id);
+      // A `replicated` move is writable on the destination. One switched by an older version
+      // (state, then flag, in two writes) may have stopped in between: clear the flag here,
+      // as nothing else sets it while a move is unsettled.
+      if (container?.readOnly) await this.containers.setReadOnly(kind, id, false);
       if (container && source !== destination) {
         for (const repository of container.repositories) await this.storages.remove(source, repository.kind, repository.id);
       }
@@ -131,7 +157,14 @@ export class MoveWorker {
     } catch (error) {
       log.error({ err: error }, 'storage move cleanup failed');
       const message = error instanceof Error ? error.message : String(error);
-      await this.git.transition(move.id, ['replicated'], 'cleanup_failed', this.platform.clock.now(), message);
+      // replicated -> cleanup_failed leaves the container writable (reference §3.3).
+      const exists = (await this.containers.find(kind, id)) !== null;
+      await this.platform.db.transaction().execute(async (trx) => {
+        const failed = await this.git
+          .withExecutor(trx)
+          .transition(move.id, ['replicated'], 'cleanup_failed', this.platform.clock.now(), message);
+        if (failed && exists) await this.containers.setReadOnly(kind, id, false, trx);
+      });
     }
   }
 

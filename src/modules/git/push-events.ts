@@ -19,8 +19,15 @@ const MAX_COMMAND_BYTES = 4 * 1024 * 1024;
  */
 export class PushCommandReader {
   readonly commands: RefCommand[] = [];
+  /** Capabilities the client asked for (after the NUL of the first command). */
+  capabilities: readonly string[] = [];
   private buffer = Buffer.alloc(0);
   private done = false;
+
+  /** The command list has ended (or was not one): the rest of the body is the pack. */
+  get finished(): boolean {
+    return this.done;
+  }
 
   feed = (chunk: Buffer): void => {
     if (this.done) return;
@@ -38,7 +45,9 @@ export class PushCommandReader {
       if (this.buffer.length < length) break;
       const line = this.buffer.subarray(4, length).toString('utf8');
       this.buffer = this.buffer.subarray(length);
-      const text = (line.split('\0')[0] ?? '').replace(/\n$/, '');
+      const [command = '', capabilities] = line.split('\0');
+      if (this.commands.length === 0 && capabilities !== undefined) this.capabilities = capabilities.trim().split(' ');
+      const text = command.replace(/\n$/, '');
       const match = COMMAND.exec(text);
       if (match?.[1] && match[2] && match[3]) this.commands.push({ oldOid: match[1], newOid: match[2], ref: match[3] });
     }
@@ -59,9 +68,6 @@ export async function appliedCommands(repo: string, commands: readonly RefComman
   return commands.filter((c) => (ZERO.test(c.newOid) ? !current.has(c.ref) : current.get(c.ref) === c.newOid));
 }
 
-/** Refs in one (type, action) group beyond this are summarised by the events module anyway. */
-const DETAIL_LIMIT = 50;
-
 function truncateTitle(message: string): string | null {
   const first = message.split('\n')[0]?.trim() ?? '';
   if (first === '') return null;
@@ -81,8 +87,16 @@ async function commitOf(repo: string, oid: string): Promise<string | null> {
 /**
  * What each applied command means for the activity feed (reference §2.6): action, ref
  * type, the commits it brought and the newest commit's title. Only branches and tags count.
+ * A (type, action) group of more than `detailLimit` refs (PUSH_EVENT_ACTIVITIES_LIMIT, at most
+ * 50) becomes one bulk event without details, so its refs get no git work: a push costs at most
+ * 6 groups x `detailLimit` refs x 3 git commands, however many refs it updates.
  */
-export async function describePush(repo: string, commands: readonly RefCommand[], defaultBranch: string): Promise<PushedRef[]> {
+export async function describePush(
+  repo: string,
+  commands: readonly RefCommand[],
+  defaultBranch: string,
+  detailLimit: number,
+): Promise<PushedRef[]> {
   const refs: PushedRef[] = [];
   const groups = new Map<string, number>();
   const typed = commands.flatMap((c) => {
@@ -105,7 +119,7 @@ export async function describePush(repo: string, commands: readonly RefCommand[]
       commitCount: 0,
       commitTitle: null,
     };
-    if (c.action === 'removed' || (groups.get(c.key) ?? 0) > DETAIL_LIMIT) {
+    if (c.action === 'removed' || (groups.get(c.key) ?? 0) > detailLimit) {
       refs.push(base);
       continue;
     }

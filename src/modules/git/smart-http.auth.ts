@@ -42,6 +42,8 @@ export class GitAuthenticator {
     if (login === JOB_USERNAME && resolvers.jobToken) {
       const job = await resolvers.jobToken(password);
       if (!job?.running) throw GitHttpError.unauthorized();
+      // A job runs as its user, so a blocked user's jobs lose git access too (as on the API).
+      refuseBlocked(job.user);
       return { login, actor: { user: job.user, credential: { kind: 'job_token', id: job.id, scopes: null, projectId: job.projectId } } };
     }
 
@@ -79,7 +81,7 @@ export class GitAuthenticator {
     if (token.expiresAt !== null && token.expiresAt <= clock.now()) throw GitHttpError.unauthorized('Your token has expired.');
     if (token.revoked) throw GitHttpError.unauthorized('Your token has been revoked.');
     if (token.kind === 'impersonation_token' && !config.impersonationEnabled) throw GitHttpError.unauthorized();
-    if (token.user.state === 'blocked') throw GitHttpError.forbidden('Your account has been blocked.');
+    refuseBlocked(token.user);
   }
 
   /**
@@ -95,10 +97,15 @@ export class GitAuthenticator {
     // A failure keeps the counts the reservation took.
     if (!user || user.bot === 1) throw GitHttpError.unauthorized();
     await reservation.release();
-    if (user.state === 'blocked') throw GitHttpError.forbidden('Your account has been blocked.');
+    refuseBlocked(user);
     // A password is not scoped: it carries all of the user's rights, like a web session.
     return { user: toActorUser(user), credential: { kind: 'session', id: 0, scopes: null } };
   }
+}
+
+/** Every credential of a blocked user is refused with 403, like the API's auth hook does. */
+function refuseBlocked(user: { state: string }): void {
+  if (user.state === 'blocked') throw GitHttpError.forbidden('Your account has been blocked.');
 }
 
 /** Whether the credential's scopes allow this git operation (sessions and job tokens are unscoped). */

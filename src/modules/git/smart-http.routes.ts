@@ -6,7 +6,8 @@ import { relativeRepositoryPath, type RepositoryStorages } from './git.storage.j
 import { BodyTooLargeError, runHttpBackend } from './http-backend.js';
 import { PushCommandReader, appliedCommands, describePush } from './push-events.js';
 import { scopesAllow, type GitActor, type GitAuthenticator } from './smart-http.auth.js';
-import { GitHttpError, gitErrorHandler } from './smart-http.errors.js';
+import { GitHttpError, READ_ONLY_MESSAGE, gitErrorHandler } from './smart-http.errors.js';
+import { refusalReport } from './receive-pack-refusal.js';
 import { resolveTarget, type GitTarget, type TargetDeps } from './smart-http.target.js';
 
 export interface SmartHttpDeps extends TargetDeps {
@@ -84,10 +85,20 @@ async function handle(deps: SmartHttpDeps, request: FastifyRequest, reply: Fasti
       write ? 'You are not allowed to push code to this project.' : 'You are not allowed to read this repository.',
     );
   }
-  if (write && target.container.readOnly) throw GitHttpError.readOnly();
+  if (write && target.container.readOnly) return refuseReadOnly(request, reply, endpoint);
   return endpoint === 'git-receive-pack'
     ? receivePack(deps, request, reply, target, gitActor as GitActor)
     : runBackend(deps, request, reply, target, endpoint, service, write ? gitActor : null);
+}
+
+/** A push to a read-only repository: 403 with the message, which git shows for `info/refs`. */
+async function refuseReadOnly(request: FastifyRequest, reply: FastifyReply, endpoint: Endpoint): Promise<FastifyReply> {
+  if (endpoint !== 'git-receive-pack') throw GitHttpError.readOnly();
+  // At the POST git would not show that body: the push is refused in the protocol instead.
+  const encoding = request.headers['content-encoding'];
+  const report = await refusalReport(request.body as Readable, typeof encoding === 'string' ? encoding : undefined, READ_ONLY_MESSAGE);
+  if (!report) throw GitHttpError.readOnly();
+  return reply.code(200).header('content-type', 'application/x-git-receive-pack-result').header('cache-control', 'no-cache').send(report);
 }
 
 function serviceOf(request: FastifyRequest, endpoint: Endpoint): Service {
@@ -183,7 +194,10 @@ async function receivePack(
     // A move may have begun since the check above; it waits for pushes it can see, and
     // this push sees its read-only flag (both sides write first, then read).
     const fresh = await deps.containers.find(container.kind, container.id);
-    if (!fresh || fresh.readOnly || fresh.storage !== container.storage) throw GitHttpError.readOnly();
+    if (!fresh || fresh.readOnly || fresh.storage !== container.storage) {
+      await end();
+      return await refuseReadOnly(request, reply, 'git-receive-pack');
+    }
     const reader = new PushCommandReader();
     const finish = async (exitCode: number | null) => {
       try {
@@ -208,8 +222,8 @@ async function recordPush(deps: SmartHttpDeps, target: GitTarget, pusher: GitAct
   if (!repo) return;
   const applied = await appliedCommands(repo, reader.commands);
   if (applied.length === 0) return;
-  const refs = await describePush(repo, applied, target.container.defaultBranch);
-  const { db, bus, clock } = deps.platform;
+  const { db, bus, clock, config } = deps.platform;
+  const refs = await describePush(repo, applied, target.container.defaultBranch, config.pushEventActivitiesLimit);
   await deps.projects.touchActivity(projectId);
   if (refs.length === 0) return;
   await db.transaction().execute(async (trx) => {

@@ -120,8 +120,8 @@ async function snippetTarget(projectPath: string | null, id: number, deps: Targe
       };
       const visible = await deps.snippets.canSee(actor, snippet, projectLevel);
       const level = snippet.project_id !== null ? (await projectLevel(snippet.project_id)).level : 0;
-      const write = actor !== null && (actor.user.isAdmin || actor.user.id === snippet.author_id || level >= AccessLevel.DEVELOPER);
-      return { visible, read: visible, write: visible && write };
+      // Pushing changes the snippet: the same rule as changing it through the API.
+      return { visible, read: visible, write: visible && actor !== null && deps.snippets.canModify(actor, snippet, level) };
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Selectable, Updateable } from 'kysely';
+import { sql, type Selectable, type Updateable } from 'kysely';
 import { CompiledOnce, type Executor } from '../../infra/db/index.js';
 import type { UsersTable } from '../../infra/db/tables/core.js';
 
@@ -87,7 +87,9 @@ export class UsersRepository {
     let query = this.db.selectFrom('users');
     if (filter.username) query = query.where('username_lower', '=', filter.username.toLowerCase());
     if (filter.search) {
-      const like = `%${filter.search.toLowerCase().replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
+      // `escape '\'` names the escape character: SQLite has no default one (PostgreSQL's is `\`).
+      const pattern = `%${filter.search.toLowerCase().replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
+      const like = sql<string>`${pattern} escape '\\'`;
       query = query.where((eb) =>
         eb.or([eb('username_lower', 'like', like), eb('email_lower', 'like', like), eb(eb.fn('lower', ['name']), 'like', like)]),
       );

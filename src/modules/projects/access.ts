@@ -5,6 +5,7 @@ import { ForbiddenError, NotFoundError } from '../../infra/errors/index.js';
 import { MembersRepository } from './members.repository.js';
 import { NamespacesRepository, type NamespaceRow } from './namespaces.repository.js';
 import type { ProjectRow, ProjectScope } from './projects.repository.js';
+import type { ListScope } from './scopes.js';
 
 export const AccessLevel = {
   NONE: 0,
@@ -92,19 +93,24 @@ export class AccessPolicy {
     return { group, level };
   }
 
-  /** Everything a caller may list: visibility plus memberships (and what lies below them). */
+  /** What a caller may list, for statements that apply it as subqueries (any number of groups). */
+  listScope(actor: Actor | null): ListScope {
+    if (actor?.user.isAdmin) return { unrestricted: true };
+    if (!actor) return { unrestricted: false, visibilities: ['public'], memberId: null, now: this.clock.now() };
+    return { unrestricted: false, visibilities: ['public', 'internal'], memberId: actor.user.id, now: this.clock.now() };
+  }
+
+  /**
+   * The same as id lists, for callers that need the ids (events, notifications): memberships
+   * and what lies below them, read in one statement whose size does not grow with them.
+   */
   async projectScope(actor: Actor | null): Promise<ProjectScope> {
     if (actor?.user.isAdmin) return { unrestricted: true, visibilities: [], namespaceIds: [], projectIds: [] };
     if (!actor) return { unrestricted: false, visibilities: ['public'], namespaceIds: [], projectIds: [] };
-    const memberships = await this.members.listForUser(actor.user.id, this.clock.now());
-    const groupIds = memberships.filter((m) => m.source_kind === 'namespace').map((m) => m.source_id);
-    const paths: string[] = [];
-    for (const id of groupIds) {
-      const ns = await this.namespaces.findById(id);
-      if (ns) paths.push(ns.full_path);
-    }
+    const now = this.clock.now();
+    const memberships = await this.members.listForUser(actor.user.id, now);
     const personal = await this.namespaces.findPersonal(actor.user.id);
-    const namespaceIds = await this.namespaces.selfAndDescendantIds(paths);
+    const namespaceIds = await this.namespaces.memberNamespaceIds(actor.user.id, now);
     if (personal) namespaceIds.push(personal.id);
     return {
       unrestricted: false,
@@ -112,19 +118,5 @@ export class AccessPolicy {
       namespaceIds,
       projectIds: memberships.filter((m) => m.source_kind === 'project').map((m) => m.source_id),
     };
-  }
-
-  /** Group ids a caller may list. `null` means all (admin). */
-  async visibleGroupIds(actor: Actor | null): Promise<number[] | null> {
-    if (actor?.user.isAdmin) return null;
-    const visible = await this.namespaces.visibleGroupIds(actor !== null);
-    if (!actor) return visible;
-    const memberships = await this.members.listForUser(actor.user.id, this.clock.now());
-    const paths: string[] = [];
-    for (const m of memberships.filter((x) => x.source_kind === 'namespace')) {
-      const ns = await this.namespaces.findById(m.source_id);
-      if (ns) paths.push(ns.full_path);
-    }
-    return [...new Set([...visible, ...(await this.namespaces.selfAndDescendantIds(paths))])];
   }
 }

@@ -17,10 +17,9 @@ export function groupsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.get('/groups', { schema: { querystring: S.ListGroupsQuery }, config: { policy: { auth: 'optional' } } }, async (request, reply) => {
     const page = pageOf(request.query);
-    const ids = await access.visibleGroupIds(request.actor);
     const { rows, total } = await groups.list(
       {
-        ids,
+        scope: access.listScope(request.actor),
         ...(request.query.search ? { search: request.query.search } : {}),
         ...(request.query.top_level_only ? { topLevelOnly: true } : {}),
       },
@@ -59,8 +58,7 @@ export function groupsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
     async (request, reply) => {
       const { group } = await lookup.group(request, request.params.id);
       const page = pageOf(request.query);
-      const ids = await access.visibleGroupIds(request.actor);
-      const { rows, total } = await groups.list({ ids, parentId: group.id }, page.limit, page.offset);
+      const { rows, total } = await groups.list({ scope: access.listScope(request.actor), parentId: group.id }, page.limit, page.offset);
       setPaginationHeaders(request, reply, page, total, base);
       return Promise.all(rows.map(async (g) => mapGroup(g, base, await parentNames(g))));
     },

@@ -10,6 +10,7 @@ import { MembersRepository } from './members.repository.js';
 import { NamespacesRepository, pathPrefixes, type NamespaceRow } from './namespaces.repository.js';
 import { checkNameAndPath, checkVisibilityWithin, pathFromName } from './paths.js';
 import { ProjectsRepository } from './projects.repository.js';
+import type { ListScope } from './scopes.js';
 
 export interface CreateGroupInput {
   name: string;
@@ -146,7 +147,7 @@ export class GroupsService {
     });
   }
 
-  list(filter: { ids: number[] | null; search?: string; topLevelOnly?: boolean; parentId?: number }, limit: number, offset: number) {
+  list(filter: { scope: ListScope; search?: string; topLevelOnly?: boolean; parentId?: number }, limit: number, offset: number) {
     return this.namespaces.listGroups(filter, limit, offset);
   }
 

@@ -1,6 +1,7 @@
-import type { Selectable, Updateable } from 'kysely';
+import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../infra/db/index.js';
 import type { IssuesTable, NotesTable } from '../../infra/db/tables/core.js';
+import { containing } from './like.js';
 
 export type IssueRow = Selectable<IssuesTable>;
 export type NoteRow = Selectable<NotesTable>;
@@ -18,7 +19,8 @@ export interface IssueFilter {
   viewerId: number | null;
 }
 
-const escapeLike = (value: string) => value.replace(/[%_\\]/g, (c) => `\\${c}`);
+/** Characters of a description that a search looks at. */
+export const SEARCHED_DESCRIPTION = 10_000;
 
 export class IssuesRepository {
   constructor(private readonly db: Executor) {}
@@ -69,8 +71,11 @@ export class IssuesRepository {
     if (filter.authorId) query = query.where('author_id', '=', filter.authorId);
     if (filter.iids?.length) query = query.where('iid', 'in', filter.iids);
     if (filter.search) {
-      const like = `%${escapeLike(filter.search.toLowerCase())}%`;
-      query = query.where((eb) => eb.or([eb(eb.fn('lower', ['title']), 'like', like), eb(eb.fn('lower', ['description']), 'like', like)]));
+      // Descriptions reach 1 MiB: only their head is searched, so a search (anonymous callers
+      // included) costs at most SEARCHED_DESCRIPTION characters per issue (docs/decisions.md).
+      const like = containing(filter.search.toLowerCase());
+      const head = sql<string>`lower(substr(${sql.ref('description')}, 1, ${sql.lit(SEARCHED_DESCRIPTION)}))`;
+      query = query.where((eb) => eb.or([eb(eb.fn('lower', ['title']), 'like', like), eb(head, 'like', like)]));
     }
     if (!filter.includeConfidential) {
       query = query.where((eb) => eb.or([eb('confidential', '=', 0), ...(filter.viewerId ? [eb('author_id', '=', filter.viewerId)] : [])]));

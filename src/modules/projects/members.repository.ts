@@ -1,9 +1,21 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../infra/db/index.js';
 import type { MembersTable } from '../../infra/db/tables/core.js';
 
 export type MemberRow = Selectable<MembersTable>;
 export type SourceKind = 'namespace' | 'project';
+
+const MEMBER_COLUMNS = [
+  'id',
+  'source_kind',
+  'source_id',
+  'user_id',
+  'access_level',
+  'created_by_id',
+  'expires_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof MemberRow)[];
 
 export class MembersRepository {
   constructor(private readonly db: Executor) {}
@@ -92,6 +104,46 @@ export class MembersRepository {
       .where('source_id', 'in', sourceIds)
       .orderBy('id')
       .execute();
+  }
+
+  /**
+   * A page of each user's highest membership among the direct source and the groups it
+   * inherits from, ordered by user id, chosen in SQL so a request never loads every member.
+   * Ties go to an inherited membership, then to the oldest row.
+   */
+  async listEffective(
+    direct: { kind: SourceKind; id: number },
+    inheritedFrom: readonly number[],
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: MemberRow[]; total: number }> {
+    const candidates = this.db
+      .selectFrom('members')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('source_kind', '=', direct.kind), eb('source_id', '=', direct.id)]),
+          ...(inheritedFrom.length ? [eb.and([eb('source_kind', '=', 'namespace'), eb('source_id', 'in', [...inheritedFrom])])] : []),
+        ]),
+      );
+    const ranked = candidates
+      .selectAll()
+      .select(
+        sql<number>`row_number() over (partition by user_id order by access_level desc, case when source_kind = 'project' then 1 else 0 end, id)`.as(
+          'rank',
+        ),
+      );
+    const [rows, count] = await Promise.all([
+      this.db
+        .selectFrom(ranked.as('r'))
+        .select(MEMBER_COLUMNS.map((c) => `r.${c}` as const))
+        .where('r.rank', '=', 1)
+        .orderBy('r.user_id')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
+      candidates.select((eb) => eb.fn.count<number>('user_id').distinct().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
   }
 
   async updateLevel(id: number, accessLevel: number, expiresAt: number | null | undefined, now: number): Promise<MemberRow> {

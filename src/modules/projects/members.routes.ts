@@ -57,17 +57,12 @@ export function membersRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
       { schema: { params: S.RefParams, querystring: S.PageQuery }, config: { policy: { auth: 'optional' } } },
       async (request, reply) => {
         const source = await find(request, request.params.id, 0);
-        const direct = await members.listAll(source.kind, [source.id]);
-        const inherited = await members.listAll('namespace', source.inheritedFrom);
-        // The highest level wins when a user is a member in several places.
-        const best = new Map<number, (typeof direct)[number]>();
-        for (const m of [...inherited, ...direct]) if ((best.get(m.user_id)?.access_level ?? -1) < m.access_level) best.set(m.user_id, m);
-        const all = [...best.values()].sort((a, b) => a.user_id - b.user_id);
         const page = pageOf(request.query);
-        const slice = all.slice(page.offset, page.offset + page.limit);
-        const byId = await users.mapByIds(slice.map((r) => r.user_id));
-        setPaginationHeaders(request, reply, page, all.length, base);
-        return slice.map((m) => mapMember(m, byId.get(m.user_id), base));
+        // The highest level wins when a user is a member in several places.
+        const { rows, total } = await members.listEffective(source, source.inheritedFrom, page.limit, page.offset);
+        const byId = await users.mapByIds(rows.map((r) => r.user_id));
+        setPaginationHeaders(request, reply, page, total, base);
+        return rows.map((m) => mapMember(m, byId.get(m.user_id), base));
       },
     );
 

@@ -118,6 +118,11 @@ export class MembersService {
     return this.members.list(kind, sourceIds, limit, offset);
   }
 
+  /** A page of `/members/all`: each user once, at their highest level. */
+  listEffective(direct: { kind: SourceKind; id: number }, inheritedFrom: readonly number[], limit: number, offset: number) {
+    return this.members.listEffective(direct, inheritedFrom, limit, offset);
+  }
+
   listAll(kind: SourceKind, sourceIds: readonly number[]) {
     return this.members.listAllFor(kind, sourceIds);
   }

@@ -1,6 +1,8 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../infra/db/index.js';
 import type { NamespacesTable } from '../../infra/db/tables/core.js';
+import { below, containing } from './like.js';
+import { memberNamespaceIds, type ListScope } from './scopes.js';
 
 export type NamespaceRow = Selectable<NamespacesTable>;
 
@@ -15,8 +17,6 @@ export interface NewNamespace {
   description: string;
   now: number;
 }
-
-const escapeLike = (value: string) => value.replace(/[%_\\]/g, (c) => `\\${c}`);
 
 /** Every prefix of a full path: `a/b/c` -> `a`, `a/b`, `a/b/c`. */
 export function pathPrefixes(fullPath: string): string[] {
@@ -78,46 +78,37 @@ export class NamespacesRepository {
     return rows.sort((a, b) => a.full_path.length - b.full_path.length);
   }
 
-  /** Ids of the namespaces at or below each of these paths. */
-  async selfAndDescendantIds(fullPaths: readonly string[]): Promise<number[]> {
-    if (fullPaths.length === 0) return [];
-    const rows = await this.db
-      .selectFrom('namespaces')
-      .select('id')
-      .where((eb) =>
-        eb.or(
-          fullPaths.flatMap((p) => [
-            eb('full_path_lower', '=', p.toLowerCase()),
-            eb('full_path_lower', 'like', `${escapeLike(p.toLowerCase())}/%`),
-          ]),
-        ),
-      )
-      .where('pending_delete', '=', 0)
-      .execute();
+  /** Ids of the live namespaces at or below the groups a user is an unexpired member of. */
+  async memberNamespaceIds(userId: number, now: number): Promise<number[]> {
+    const rows = await memberNamespaceIds(this.db, userId, now).distinct().execute();
     return rows.map((r) => r.id);
   }
 
   descendants(fullPath: string): Promise<NamespaceRow[]> {
-    return this.db
-      .selectFrom('namespaces')
-      .selectAll()
-      .where('full_path_lower', 'like', `${escapeLike(fullPath.toLowerCase())}/%`)
-      .orderBy('id')
-      .execute();
+    return this.db.selectFrom('namespaces').selectAll().where('full_path_lower', 'like', below(fullPath)).orderBy('id').execute();
   }
 
   async listGroups(
-    filter: { ids: number[] | null; parentId?: number | null; search?: string; topLevelOnly?: boolean },
+    filter: { scope: ListScope; parentId?: number | null; search?: string; topLevelOnly?: boolean },
     limit: number,
     offset: number,
   ) {
     let query = this.db.selectFrom('namespaces').where('kind', '=', 'group').where('pending_delete', '=', 0);
-    if (filter.ids !== null) query = filter.ids.length ? query.where('id', 'in', filter.ids) : query.where('id', '=', -1);
+    const { scope } = filter;
+    if (!scope.unrestricted) {
+      query = query.where((eb) =>
+        eb.or([
+          ...(scope.visibilities.length ? [eb('visibility', 'in', [...scope.visibilities])] : []),
+          ...(scope.memberId !== null ? [eb('id', 'in', memberNamespaceIds(this.db, scope.memberId, scope.now))] : []),
+          eb.lit(false),
+        ]),
+      );
+    }
     if (filter.parentId !== undefined)
       query = filter.parentId === null ? query.where('parent_id', 'is', null) : query.where('parent_id', '=', filter.parentId);
     if (filter.topLevelOnly) query = query.where('parent_id', 'is', null);
     if (filter.search) {
-      const like = `%${escapeLike(filter.search.toLowerCase())}%`;
+      const like = containing(filter.search.toLowerCase());
       query = query.where((eb) => eb.or([eb('full_path_lower', 'like', like), eb(eb.fn('lower', ['name']), 'like', like)]));
     }
     const [rows, count] = await Promise.all([
@@ -125,17 +116,6 @@ export class NamespacesRepository {
       query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
     return { rows, total: Number(count.n) };
-  }
-
-  /** Group ids that are public, or internal for signed-in callers. */
-  async visibleGroupIds(signedIn: boolean): Promise<number[]> {
-    const rows = await this.db
-      .selectFrom('namespaces')
-      .select('id')
-      .where('kind', '=', 'group')
-      .where('visibility', 'in', signedIn ? ['public', 'internal'] : ['public'])
-      .execute();
-    return rows.map((r) => r.id);
   }
 
   async update(id: number, changes: Updateable<NamespacesTable>): Promise<NamespaceRow | undefined> {

@@ -1,6 +1,8 @@
 import type { Selectable, Updateable } from 'kysely';
 import { CompiledOnce, bumpEpoch, type Executor } from '../../infra/db/index.js';
 import type { ProjectsTable } from '../../infra/db/tables/core.js';
+import { containing } from './like.js';
+import { memberNamespaceIds, memberProjectIds, personalNamespaceIds, type ListScope } from './scopes.js';
 
 export type ProjectRow = Selectable<ProjectsTable>;
 
@@ -20,7 +22,7 @@ export interface NewProject {
   now: number;
 }
 
-/** Which projects a caller may list: `null` ids means no restriction (admin). */
+/** Which projects a caller may see, as id lists (events and notifications read them). */
 export interface ProjectScope {
   visibilities: string[];
   namespaceIds: number[];
@@ -36,8 +38,6 @@ export interface ProjectFilter {
   orderBy: 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at';
   sort: 'asc' | 'desc';
 }
-
-const escapeLike = (value: string) => value.replace(/[%_\\]/g, (c) => `\\${c}`);
 
 // The hottest statements, compiled once (docs/performance.md).
 const PROJECT_BY_ID = new CompiledOnce<ProjectRow, [number]>(1, (db, id) =>
@@ -95,20 +95,26 @@ export class ProjectsRepository {
     return PROJECT_BY_PATH.first(this.db, fullPath.toLowerCase());
   }
 
-  async list(scope: ProjectScope, filter: ProjectFilter, limit: number, offset: number): Promise<{ rows: ProjectRow[]; total: number }> {
+  async list(scope: ListScope, filter: ProjectFilter, limit: number, offset: number): Promise<{ rows: ProjectRow[]; total: number }> {
     let query = this.db.selectFrom('projects').where('pending_delete', '=', 0);
     if (!scope.unrestricted) {
+      const { visibilities, memberId, now } = scope;
       query = query.where((eb) =>
         eb.or([
-          ...(scope.visibilities.length ? [eb('visibility', 'in', scope.visibilities)] : []),
-          ...(scope.namespaceIds.length ? [eb('namespace_id', 'in', scope.namespaceIds)] : []),
-          ...(scope.projectIds.length ? [eb('id', 'in', scope.projectIds)] : []),
-          eb('id', '=', -1),
+          ...(visibilities.length ? [eb('visibility', 'in', [...visibilities])] : []),
+          ...(memberId !== null
+            ? [
+                eb('namespace_id', 'in', memberNamespaceIds(this.db, memberId, now)),
+                eb('namespace_id', 'in', personalNamespaceIds(this.db, memberId)),
+                eb('id', 'in', memberProjectIds(this.db, memberId, now)),
+              ]
+            : []),
+          eb.lit(false),
         ]),
       );
     }
     if (filter.search) {
-      const like = `%${escapeLike(filter.search.toLowerCase())}%`;
+      const like = containing(filter.search.toLowerCase());
       query = query.where((eb) => eb.or([eb('full_path_lower', 'like', like), eb(eb.fn('lower', ['name']), 'like', like)]));
     }
     if (filter.visibility) query = query.where('visibility', '=', filter.visibility);
@@ -120,6 +126,19 @@ export class ProjectsRepository {
       query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
     return { rows, total: Number(count.n) };
+  }
+
+  /** Ids of every project on a storage, pending deletion included, after `afterId` in id order. */
+  async idsOnStorage(storage: string, afterId: number, limit: number): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('projects')
+      .select('id')
+      .where('repository_storage', '=', storage)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
   }
 
   listInNamespaces(namespaceIds: readonly number[]): Promise<ProjectRow[]> {

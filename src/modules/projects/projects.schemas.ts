@@ -104,7 +104,8 @@ export const UpdateIssueBody = Type.Object({
 export const ListIssuesQuery = Type.Object({
   ...PaginationQuery,
   state: Type.Optional(Type.Union([Type.Literal('opened'), Type.Literal('closed'), Type.Literal('all')])),
-  search: Type.Optional(Type.String({ maxLength: 255 })),
+  // Each character is matched against titles and description heads of every issue: kept short.
+  search: Type.Optional(Type.String({ maxLength: 100 })),
   issue_type: Type.Optional(Type.Union([Type.Literal('issue'), Type.Literal('incident')])),
   author_id: Type.Optional(IntegerId),
   iids: Type.Optional(Type.Array(IntegerId, { maxItems: 100 })),

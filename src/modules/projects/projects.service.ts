@@ -170,16 +170,21 @@ export class ProjectsService {
   }
 
   async list(actor: Actor | null, filter: ProjectFilter, limit: number, offset: number) {
-    const scope = await this.access.projectScope(actor);
-    return this.projects.list(scope, filter, limit, offset);
+    return this.projects.list(this.access.listScope(actor), filter, limit, offset);
   }
 
-  async setStorage(projectId: number, storage: string, readOnly: boolean): Promise<void> {
-    await this.projects.update(projectId, { repository_storage: storage, repository_read_only: readOnly ? 1 : 0 });
+  /** For storage moves, which also move projects pending deletion (reference §3.1): no access scope. */
+  idsOnStorage(storage: string, afterId: number, limit: number): Promise<number[]> {
+    return this.projects.idsOnStorage(storage, afterId, limit);
   }
 
-  async setReadOnly(projectId: number, readOnly: boolean): Promise<void> {
-    await this.projects.update(projectId, { repository_read_only: readOnly ? 1 : 0 });
+  /** `executor`: a storage move switches the storage inside its own transaction. */
+  async setStorage(projectId: number, storage: string, readOnly: boolean, executor: Executor = this.db): Promise<void> {
+    await this.projects.withExecutor(executor).update(projectId, { repository_storage: storage, repository_read_only: readOnly ? 1 : 0 });
+  }
+
+  async setReadOnly(projectId: number, readOnly: boolean, executor: Executor = this.db): Promise<void> {
+    await this.projects.withExecutor(executor).update(projectId, { repository_read_only: readOnly ? 1 : 0 });
   }
 
   async touchActivity(projectId: number): Promise<void> {

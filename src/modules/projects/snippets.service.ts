@@ -1,7 +1,7 @@
 import type { Actor } from '../../infra/auth/index.js';
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
-import type { Database } from '../../infra/db/index.js';
+import type { Database, Executor } from '../../infra/db/index.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
 import { AccessLevel } from './access.js';
 import type { ProjectRow } from './projects.repository.js';
@@ -102,16 +102,22 @@ export class SnippetsService {
     return this.snippets.list(filter, limit, offset);
   }
 
+  /** Who may change a snippet (here and through its git repository): its author, a Maintainer of its project, an admin. */
+  canModify(actor: Actor, snippet: SnippetRow, level: number): boolean {
+    return snippet.author_id === actor.user.id || level >= AccessLevel.MAINTAINER || actor.user.isAdmin;
+  }
+
   async remove(actor: Actor, snippet: SnippetRow, level: number): Promise<void> {
-    if (snippet.author_id !== actor.user.id && level < AccessLevel.MAINTAINER && !actor.user.isAdmin) throw new ForbiddenError();
+    if (!this.canModify(actor, snippet, level)) throw new ForbiddenError();
     await this.snippets.delete(snippet.id);
   }
 
-  async setStorage(id: number, storage: string): Promise<void> {
-    await this.snippets.update(id, { repository_storage: storage });
+  /** `executor`: a storage move switches the storage inside its own transaction. */
+  async setStorage(id: number, storage: string, executor: Executor = this.db): Promise<void> {
+    await this.snippets.withExecutor(executor).update(id, { repository_storage: storage });
   }
 
-  async setReadOnly(id: number, readOnly: boolean): Promise<void> {
-    await this.snippets.update(id, { repository_read_only: readOnly ? 1 : 0 });
+  async setReadOnly(id: number, readOnly: boolean, executor: Executor = this.db): Promise<void> {
+    await this.snippets.withExecutor(executor).update(id, { repository_read_only: readOnly ? 1 : 0 });
   }
 }
