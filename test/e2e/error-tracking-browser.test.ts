@@ -21,6 +21,18 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Basalt listening on its own port (its EXTERNAL_URL), with a project whose error tracking is on. */
+async function trackedServer(): Promise<{ t: TestApp; base: string; owner: TestUser; projectId: number; key: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await createTestApp({ env: { EXTERNAL_URL: base } });
+  await t.app.listen({ host: '127.0.0.1', port });
+  const owner = await createUser(t.app);
+  const projectId = (await createProject(t.app, owner)).id;
+  const { key } = await enableTracking(t, projectId, owner.token);
+  return { t, base, owner, projectId, key };
+}
+
 /** A developer triages errors in Chromium: list, filter, open, resolve, create an issue. */
 describe('error list and error page in Chromium', { skip }, () => {
   let t: TestApp;
@@ -30,13 +42,9 @@ describe('error list and error page in Chromium', { skip }, () => {
   let projectId: number;
 
   before(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ env: { EXTERNAL_URL: base } });
-    await t.app.listen({ host: '127.0.0.1', port });
-    owner = await createUser(t.app);
-    projectId = (await createProject(t.app, owner)).id;
-    const tracked = await enableTracking(t, projectId, owner.token);
+    let key: string;
+    ({ t, base, owner, projectId, key } = await trackedServer());
+    const tracked = { key };
     const send = async (event: Record<string, unknown>) => {
       const res = await fetch(`${base}${storePath(projectId)}`, {
         method: 'POST',
@@ -127,13 +135,7 @@ describe('the collector from a page on another origin in Chromium', { skip }, ()
   let key: string;
 
   before(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ env: { EXTERNAL_URL: base } });
-    await t.app.listen({ host: '127.0.0.1', port });
-    const owner = await createUser(t.app);
-    projectId = (await createProject(t.app, owner)).id;
-    key = (await enableTracking(t, projectId, owner.token)).key;
+    ({ t, base, projectId, key } = await trackedServer());
     // The monitored application: another port, so another origin.
     site = createHttpServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
