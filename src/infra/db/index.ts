@@ -9,3 +9,4 @@ export type { Transact } from './write-batcher.js';
 export { bumpEpoch, readEpoch, type EpochName } from './epochs.js';
 export { VersionCache, type VersionCacheOptions } from './version-cache.js';
 export { EpochCache, type EpochCacheOptions } from './epoch-cache.js';
+export { below, containing } from './like.js';

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../infra/db/index.js';
-import { CompiledOnce, bumpEpoch } from '../../infra/db/index.js';
+import { CompiledOnce, bumpEpoch, containing } from '../../infra/db/index.js';
 import type { AlertEmailOutboxTable, AlertSettingsTable, AlertsTable } from '../../infra/db/tables/alerts.js';
 
 /**
@@ -42,8 +42,6 @@ export interface AlertFilter {
   search?: string | undefined;
   sort: AlertSort;
 }
-
-const escapeLike = (value: string) => value.replace(/[%_\\]/g, (c) => `\\${c}`);
 
 // Run for every incoming alert: compiled once (docs/performance.md).
 const SETTINGS = new CompiledOnce(1, (db, projectId: number) =>
@@ -165,13 +163,9 @@ export class AlertsRepository {
     if (filter.statuses?.length) query = query.where('status', 'in', filter.statuses);
     if (filter.severities?.length) query = query.where('severity', 'in', filter.severities);
     if (filter.search) {
-      const like = `%${escapeLike(filter.search.toLowerCase())}%`;
+      const like = containing(filter.search.toLowerCase());
       query = query.where((eb) =>
-        eb.or(
-          ['title', 'description', 'service', 'monitoring_tool'].map((column) =>
-            eb(sql`lower(${sql.ref(column)})`, 'like', sql<string>`${like} escape '\\'`),
-          ),
-        ),
+        eb.or(['title', 'description', 'service', 'monitoring_tool'].map((column) => eb(sql`lower(${sql.ref(column)})`, 'like', like))),
       );
     }
     const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();

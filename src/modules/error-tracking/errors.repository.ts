@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { containing, type Executor } from '../../infra/db/index.js';
 import type { ErrorStatus, ErrorTrackingErrorEventsTable, ErrorTrackingErrorsTable } from '../../infra/db/tables/error-tracking.js';
 
 export type ErrorRow = Selectable<ErrorTrackingErrorsTable>;
@@ -14,9 +14,6 @@ export interface ErrorFilter {
 
 const SORT_COLUMN = { last_seen: 'last_seen_at', first_seen: 'first_seen_at', frequency: 'events_count' } as const;
 
-/** `%` and `_` in a search are literal. */
-const likePattern = (search: string): string => `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /** Errors and their events (Kysely only). */
 export class ErrorsRepository {
   constructor(private readonly db: Executor) {}
@@ -25,9 +22,9 @@ export class ErrorsRepository {
     let query = this.db.selectFrom('error_tracking_errors').where('project_id', '=', projectId);
     if (filter.status) query = query.where('status', '=', filter.status);
     if (filter.search) {
-      const pattern = likePattern(filter.search);
+      const pattern = containing(filter.search.toLowerCase());
       query = query.where((eb) =>
-        eb.or(['title', 'culprit', 'description'].map((column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape ${'\\'}`)),
+        eb.or(['title', 'culprit', 'description'].map((column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern}`)),
       );
     }
     const total = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();

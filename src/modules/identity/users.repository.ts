@@ -1,5 +1,5 @@
-import { sql, type Selectable, type Updateable } from 'kysely';
-import { CompiledOnce, type Executor } from '../../infra/db/index.js';
+import type { Selectable, Updateable } from 'kysely';
+import { CompiledOnce, containing, type Executor } from '../../infra/db/index.js';
 import type { UsersTable } from '../../infra/db/tables/core.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -87,9 +87,7 @@ export class UsersRepository {
     let query = this.db.selectFrom('users');
     if (filter.username) query = query.where('username_lower', '=', filter.username.toLowerCase());
     if (filter.search) {
-      // `escape '\'` names the escape character: SQLite has no default one (PostgreSQL's is `\`).
-      const pattern = `%${filter.search.toLowerCase().replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
-      const like = sql<string>`${pattern} escape '\\'`;
+      const like = containing(filter.search.toLowerCase());
       query = query.where((eb) =>
         eb.or([eb('username_lower', 'like', like), eb('email_lower', 'like', like), eb(eb.fn('lower', ['name']), 'like', like)]),
       );

@@ -1,7 +1,6 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { containing, type Executor } from '../../infra/db/index.js';
 import type { IssuesTable, NotesTable } from '../../infra/db/tables/core.js';
-import { containing } from './like.js';
 
 export type IssueRow = Selectable<IssuesTable>;
 export type NoteRow = Selectable<NotesTable>;

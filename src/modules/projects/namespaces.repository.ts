@@ -1,7 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { below, containing, type Executor } from '../../infra/db/index.js';
 import type { NamespacesTable } from '../../infra/db/tables/core.js';
-import { below, containing } from './like.js';
 import { memberNamespaceIds, type ListScope } from './scopes.js';
 
 export type NamespaceRow = Selectable<NamespacesTable>;

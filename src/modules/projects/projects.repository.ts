@@ -1,7 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
-import { CompiledOnce, bumpEpoch, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, bumpEpoch, containing, type Executor } from '../../infra/db/index.js';
 import type { ProjectsTable } from '../../infra/db/tables/core.js';
-import { containing } from './like.js';
 import { memberNamespaceIds, memberProjectIds, personalNamespaceIds, type ListScope } from './scopes.js';
 
 export type ProjectRow = Selectable<ProjectsTable>;
