@@ -6,3 +6,4 @@ export type { Count, CounterStore, Hit, Reservation } from './rate-limiter.js';
 export { checkUnmodifiedSince } from './conditional.js';
 export type { ApiApp } from './types.js';
 export { weakEtag } from './response-headers.js';
+export { allowCors, answerPreflight, type CorsRule } from './cors.js';

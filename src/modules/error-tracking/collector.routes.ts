@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { RateLimit } from '../../config/index.js';
 import { ForbiddenError, NotFoundError, TooManyRequestsError, UnauthorizedError } from '../../infra/errors/index.js';
-import type { ApiApp } from '../../infra/http/index.js';
+import { allowCors, answerPreflight, type ApiApp, type CorsRule } from '../../infra/http/index.js';
 import { parseRef } from '../../infra/refs.js';
 import type { RateLimiter } from '../../infra/http/index.js';
 import type { ProjectsService } from '../projects/index.js';
@@ -31,19 +31,25 @@ const SENTRY_KEY = /(?:^|[\s,])sentry_key=([^,\s]+)/;
 /**
  * Browser SDKs post from the pages of the monitored application, on any origin. The key is
  * public and no cookie is read, so every origin may post and read the answer, including the
- * headers an SDK backs off by (reference C2 lists the request headers it may send).
+ * headers an SDK backs off by; a preflight may ask for the request headers of reference C2.
  */
-const CORS_ANSWER = {
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'x-sentry-error, x-sentry-rate-limits, retry-after',
-} as const;
-const CORS_PREFLIGHT = {
-  ...CORS_ANSWER,
-  'access-control-allow-methods': 'POST, OPTIONS',
-  'access-control-allow-headers':
-    'x-sentry-auth, x-requested-with, x-forwarded-for, origin, referer, accept, authentication, authorization, content-encoding, transfer-encoding, content-type',
-  'access-control-max-age': '86400',
-} as const;
+const CORS: CorsRule = {
+  methods: ['POST', 'OPTIONS'],
+  headers: [
+    'x-sentry-auth',
+    'x-requested-with',
+    'x-forwarded-for',
+    'origin',
+    'referer',
+    'accept',
+    'authentication',
+    'authorization',
+    'content-encoding',
+    'transfer-encoding',
+    'content-type',
+  ],
+  exposed: ['x-sentry-error', 'x-sentry-rate-limits', 'retry-after'],
+};
 
 function single(value: unknown): string | undefined {
   if (Array.isArray(value)) throw parseFailure('sentry_key is given more than once');
@@ -109,15 +115,15 @@ export function collectorRoutes(app: ApiApp, deps: CollectorDeps): void {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_DECOMPRESSED_BYTES }, (_request, body, done) => done(null, body));
     // Set first, so refusals (401, 403, 413, 429) are readable cross-origin too.
-    scope.addHook('onRequest', (_request, reply, done) => {
-      reply.headers(CORS_ANSWER);
+    scope.addHook('onRequest', (request, reply, done) => {
+      allowCors(request, reply, CORS);
       done();
     });
 
     for (const base of BASES) {
       for (const endpoint of ['store', 'envelope']) {
-        scope.options(`${base}/${endpoint}`, { config: { policy: { auth: 'none' } } }, async (_request, reply) =>
-          reply.code(204).headers(CORS_PREFLIGHT).send(),
+        scope.options(`${base}/${endpoint}`, { config: { policy: { auth: 'none' } } }, async (request, reply) =>
+          answerPreflight(request, reply, CORS),
         );
       }
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimit } from '../../config/index.js';
 import { bearerToken } from '../../infra/auth/index.js';
-import type { RateLimiter } from '../../infra/http/index.js';
+import { allowCors, answerPreflight, type CorsRule, type RateLimiter } from '../../infra/http/index.js';
 import { authenticateClient, readClientCredentials } from './client-auth.js';
-import { CORS, allowCors, answerPreflight, type CorsRule } from './cors.js';
+import { CORS } from './cors.js';
 import type { DeviceService } from './device.service.js';
 import type { SigningKeys } from './keys.service.js';
 import { mapTokenInfo } from './oauth.presenter.js';
