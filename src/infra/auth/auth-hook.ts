@@ -35,14 +35,12 @@ export function createAuthHook(deps: AuthDeps) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const policy = request.routeOptions.config.policy;
     if (!policy || policy.auth === 'none') return;
-    let found: Found | null;
+    let found: Found | null = null;
     try {
       found = await findCredential(deps, request, policy);
-      if (found?.token) {
-        if (found.token.revoked) await revokeReplayedFamily(deps, request, found.token);
-        validateToken(deps, found.token);
-      }
+      if (found?.token) validateToken(deps, found.token);
     } catch (error) {
+      if (error instanceof InvalidTokenError && error.reason === 'revoked') await revokeReplayedFamily(deps, request, found?.token);
       // A failed credential is an unauthenticated request: it counts against the IP's limit,
       // so guessing tokens is throttled like any anonymous traffic (reference §3.6).
       await enforceApiLimits(deps, request, null);
@@ -132,13 +130,12 @@ function actorFromToken(token: ResolvedToken): Actor {
 const ROTATION_PATH = /^\/api\/v4\/(?:personal_access_tokens|(?:projects|groups)\/[^/?]+\/access_tokens)\/(?:\d+|self)\/rotate(?:\?|$)/;
 
 /**
- * A revoked (and unexpired: expiry is answered first) token presented to a rotation route is
- * a rotated-out secret used again, by its owner's stale copy or by whoever took it: the
- * family it belongs to is revoked before the request is refused (reference §1.3).
+ * A token refused as revoked (expiry is answered first) on a rotation route is a rotated-out
+ * secret used again, by its owner's stale copy or by whoever took it: the family it belongs to
+ * is revoked before the request is refused (reference §1.3). Only refusals come here.
  */
-async function revokeReplayedFamily(deps: AuthDeps, request: FastifyRequest, token: ResolvedToken): Promise<void> {
-  if (token.expiresAt !== null && token.expiresAt <= deps.clock.now()) return;
-  if (ROTATION_PATH.test(request.url)) await deps.resolvers.current.revokedTokenReplayed?.(token.kind, token.id);
+async function revokeReplayedFamily(deps: AuthDeps, request: FastifyRequest, token: ResolvedToken | null | undefined): Promise<void> {
+  if (token && ROTATION_PATH.test(request.url)) await deps.resolvers.current.revokedTokenReplayed?.(token.kind, token.id);
 }
 
 /** AccessTokenValidationService order: expired, revoked, (scope), impersonation disabled. */

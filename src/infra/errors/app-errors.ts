@@ -64,7 +64,11 @@ export class UnauthorizedError extends AppError {
 export class InvalidTokenError extends AppError {
   readonly status = 401;
   readonly code = 'invalid_token';
-  constructor(readonly description: string) {
+  constructor(
+    readonly description: string,
+    /** Which check refused the token, for callers that act on one of them. */
+    readonly reason: 'expired' | 'revoked' | 'impersonation_disabled',
+  ) {
     super(description);
     this.headers['www-authenticate'] = `Bearer realm="Protected by OAuth 2.0", error="invalid_token", error_description="${description}"`;
   }
@@ -72,13 +76,13 @@ export class InvalidTokenError extends AppError {
     return { error: 'invalid_token', error_description: this.description };
   }
   static expired() {
-    return new InvalidTokenError('Token is expired. You can either do re-authorization or token refresh.');
+    return new InvalidTokenError('Token is expired. You can either do re-authorization or token refresh.', 'expired');
   }
   static revoked() {
-    return new InvalidTokenError('Token was revoked. You have to re-authorize from the user.');
+    return new InvalidTokenError('Token was revoked. You have to re-authorize from the user.', 'revoked');
   }
   static impersonationDisabled() {
-    return new InvalidTokenError('Token is an impersonation token but impersonation was disabled.');
+    return new InvalidTokenError('Token is an impersonation token but impersonation was disabled.', 'impersonation_disabled');
   }
 }
 

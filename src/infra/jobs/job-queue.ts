@@ -70,6 +70,16 @@ export class JobQueue {
     return row !== undefined;
   }
 
+  /**
+   * Enqueues a job of `kind` unless one is queued or running (other than `exceptId`, the job
+   * scheduling its own next run); true when it enqueued. Self-rescheduling jobs keep one pending so.
+   */
+  async enqueueUnlessPending(executor: Executor, kind: string, runAt: number, exceptId = 0): Promise<boolean> {
+    if (await this.hasPending(executor, kind, exceptId)) return false;
+    await this.enqueue(executor, kind, {}, runAt);
+    return true;
+  }
+
   start(intervalMs = 500): void {
     this.stopped = false;
     this.schedule(0, intervalMs);

@@ -77,9 +77,7 @@ export async function ensureScheduled(db: Database, jobs: JobQueue, runAt: numbe
       .values({ name: RETENTION_JOB, updated_at: now })
       .onConflict((oc) => oc.column('name').doUpdateSet({ updated_at: now }))
       .execute();
-    if (await jobs.hasPending(trx, RETENTION_JOB, currentJobId)) return false;
-    await jobs.enqueue(trx, RETENTION_JOB, {}, runAt);
-    return true;
+    return jobs.enqueueUnlessPending(trx, RETENTION_JOB, runAt, currentJobId);
   });
 }
 

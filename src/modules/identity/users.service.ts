@@ -131,12 +131,15 @@ export class UsersService {
     }
   }
 
-  /** A block is announced in its transaction: other modules end what the user's consent still grants. */
+  /**
+   * A block is announced in its transaction: other modules end what the user's consent still
+   * grants. Blocking a blocked user announces it again, which finds nothing left to end.
+   */
   async setState(id: number, state: 'active' | 'blocked'): Promise<UserRow> {
     const now = this.clock.now();
-    const row = await this.updateRow(id, { state, updated_at: now }, async (trx, before) => {
-      if (state === 'blocked' && before !== 'blocked') await this.bus.publish({ type: 'user_blocked', userId: id, at: now }, trx);
-    });
+    const announce =
+      state === 'blocked' ? (trx: Executor) => this.bus.publish({ type: 'user_blocked', userId: id, at: now }, trx) : undefined;
+    const row = await this.updateRow(id, { state, updated_at: now }, announce);
     if (!row) throw new NotFoundError('User');
     return row;
   }
@@ -151,17 +154,11 @@ export class UsersService {
    * lookups carry both and must not outlive a block or a demotion in any process. The
    * cached own row (`getOwn`) is dropped once the change is written.
    */
-  private async updateRow(
-    id: number,
-    changes: UserUpdate,
-    also?: (trx: Executor, stateBefore: string | undefined) => Promise<void>,
-  ): Promise<UserRow | undefined> {
+  private async updateRow(id: number, changes: UserUpdate, also?: (trx: Executor) => Promise<void>): Promise<UserRow | undefined> {
     const row = await this.db.transaction().execute(async (trx) => {
-      const users = this.users.withExecutor(trx);
-      const before = also ? (await users.findById(id))?.state : undefined;
-      const updated = await users.update(id, changes);
+      const updated = await this.users.withExecutor(trx).update(id, changes);
       if (updated && (changes.state !== undefined || changes.is_admin !== undefined)) await bumpEpoch(trx, 'credentials');
-      if (updated && also) await also(trx, before);
+      if (updated && also) await also(trx);
       return updated;
     });
     this.ownRows.delete(id);

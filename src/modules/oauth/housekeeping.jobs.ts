@@ -37,7 +37,7 @@ export async function pruneExpiredGrants(storage: OAuthStorage, before: number, 
  */
 async function ensureScheduled(db: Database, jobs: JobQueue, runAt: number, currentJobId = 0): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    if (!(await jobs.hasPending(trx, HOUSEKEEPING_JOB, currentJobId))) await jobs.enqueue(trx, HOUSEKEEPING_JOB, {}, runAt);
+    await jobs.enqueueUnlessPending(trx, HOUSEKEEPING_JOB, runAt, currentJobId);
   });
 }
 
