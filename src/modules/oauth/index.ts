@@ -52,7 +52,7 @@ export function createOAuthModule(platform: Platform, deps: { identity: Identity
   // A blocked user's past consents end with the block (docs/decisions.md): a refresh token or
   // an unexchanged code would otherwise go on minting tokens (and id_tokens) for them.
   platform.bus.subscribe(async (event, executor) => {
-    if (event.type === 'user_blocked') await storage.on(executor).endUserAccess(event.userId, event.at);
+    if (event.type === 'user_blocked') await tokens.endUserAccess(executor, event.userId, event.at);
   });
 
   return {

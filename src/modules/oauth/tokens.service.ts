@@ -60,6 +60,14 @@ export class OAuthTokens {
   ) {
     this.found = new EpochCache({ db, epochs: ['credentials'], clock, ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX });
   }
+  /**
+   * A blocked user's consents end, in the transaction of the block (`executor`): live tokens,
+   * unexchanged codes and approved but unredeemed device grants.
+   */
+  endUserAccess(executor: Executor, userId: number, now: number): Promise<void> {
+    return this.storage.on(executor).endUserAccess(userId, now);
+  }
+
 
   /** The access token's row and owner when the secret proves it (kept while the epoch holds). */
   private async findAccess(presented: PresentedToken): Promise<TokenWithContext | undefined> {
