@@ -68,7 +68,6 @@ export class OAuthTokens {
     return this.storage.on(executor).endUserAccess(userId, now);
   }
 
-
   /** The access token's row and owner when the secret proves it (kept while the epoch holds). */
   private async findAccess(presented: PresentedToken): Promise<TokenWithContext | undefined> {
     // Keyed by the secret's digest: a cached row is only ever handed to the holder of its secret.
