@@ -178,6 +178,23 @@ describe('spam checks with a CAPTCHA service (reCAPTCHA v2 protocol)', () => {
     const res = await create({ 'X-Service-Captcha-Response': 'solved-token', 'X-Service-Spam-Log-Id': String(logId) });
     assert.equal(res.statusCode, 201);
   });
+
+  it('issue edits and comments take the same round trip', async () => {
+    const opened = await t.api('POST', `/projects/${projectId}/issues`, { token: user.token, body: { title: 'clean' } });
+    const issueUrl = `/projects/${projectId}/issues/${opened.json().iid}`;
+    const edit = (headers: Record<string, string> = {}) =>
+      t.api('PUT', issueUrl, { token: user.token, headers, body: { description: 'cheap pills' } });
+    const editLog = needsCaptcha(await edit());
+    const edited = await edit({ 'X-Service-Captcha-Response': 'solved-token', 'X-Service-Spam-Log-Id': String(editLog) });
+    assert.equal(edited.statusCode, 200);
+    assert.equal(edited.json().description, 'cheap pills');
+
+    const comment = (headers: Record<string, string> = {}) =>
+      t.api('POST', `${issueUrl}/notes`, { token: user.token, headers, body: { body: 'casino bonus' } });
+    const noteLog = needsCaptcha(await comment(), 'note');
+    const commented = await comment({ 'X-Service-Captcha-Response': 'solved-token', 'X-Service-Spam-Log-Id': String(noteLog) });
+    assert.equal(commented.statusCode, 201);
+  });
 });
 
 describe('spam checks with an unreachable CAPTCHA service', () => {

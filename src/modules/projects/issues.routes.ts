@@ -1,4 +1,3 @@
-import { ForbiddenError } from '../../infra/errors/index.js';
 import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import { spamContextOf } from '../spam/index.js';
 import { AccessLevel } from './access.js';
@@ -16,9 +15,7 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
     async (request, reply) => {
       const actor = requireActor(request);
       const { project, level } = await lookup.project(request, request.params.id);
-      // Incidents are opened by Reporter and above; issues by anyone who sees the project.
-      if (request.body.issue_type === 'incident' && level < AccessLevel.REPORTER) throw new ForbiddenError();
-      const issue = await issues.createFromUser(project, actor.user.id, request.body, spamContextOf(request, actor.user.id));
+      const issue = await issues.createFromUser(project, actor.user.id, level, request.body, spamContextOf(request, actor.user.id));
       return reply.code(201).send(mapIssue(issue, project, base, await users.mapByIds([issue.author_id])));
     },
   );
@@ -71,7 +68,7 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
       const actor = requireActor(request);
       const { project, level } = await lookup.project(request, request.params.id);
       const issue = await issues.get(project, request.params.issue_iid, actor, level);
-      const updated = await issues.update(project, issue, actor, level, request.body);
+      const updated = await issues.updateFromUser(project, issue, actor, level, request.body, spamContextOf(request, actor.user.id));
       return mapIssue(updated, project, base, await users.mapByIds([updated.author_id, updated.closed_by_id]));
     },
   );
@@ -95,7 +92,7 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
       const actor = requireActor(request);
       const { project, level } = await lookup.project(request, request.params.id);
       const issue = await issues.get(project, request.params.issue_iid, actor, level);
-      const note = await issues.addNote(project, issue, actor.user.id, request.body.body);
+      const note = await issues.addNoteFromUser(project, issue, actor.user.id, request.body.body, spamContextOf(request, actor.user.id));
       return reply.code(201).send(mapNote(note, base, await users.mapByIds([note.author_id]), issue.iid));
     },
   );
@@ -132,7 +129,8 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
       const actor = requireActor(request);
       const { project, level } = await lookup.project(request, request.params.id);
       const issue = await issues.get(project, request.params.issue_iid, actor, level);
-      const note = await issues.updateNote(await issues.getNote(issue, request.params.note_id), actor, request.body.body);
+      const found = await issues.getNote(issue, request.params.note_id);
+      const note = await issues.updateNote(found, actor, request.body.body, spamContextOf(request, actor.user.id));
       return mapNote(note, base, await users.mapByIds([note.author_id]), issue.iid);
     },
   );

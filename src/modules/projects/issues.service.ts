@@ -37,6 +37,16 @@ function checkIssue(input: { title?: string | undefined; description?: string | 
   if (Object.keys(messages).length > 0) throw new ValidationError(messages);
 }
 
+/** Incidents are opened by Reporter and above, and an edit that makes an issue an incident needs the same. */
+function checkTypeAllowed(type: 'issue' | 'incident' | undefined, current: string | null, level: number): void {
+  if (type === 'incident' && current !== 'incident' && level < AccessLevel.REPORTER) throw new ForbiddenError();
+}
+
+function checkNote(body: string): void {
+  if (body.trim() === '') throw ValidationError.field('body', "can't be blank");
+  if (body.length > NOTE_MAX) throw ValidationError.field('body', `is too long (maximum is ${NOTE_MAX} characters)`);
+}
+
 /** Issues (per-project `iid`, opened/closed, issue or incident) and their notes. */
 export class IssuesService {
   private readonly issues: IssuesRepository;
@@ -51,7 +61,14 @@ export class IssuesService {
   }
 
   /** An issue a person submits through the API: spam rules run first (SPEC "Errors" rule 5). */
-  async createFromUser(project: ProjectRow, authorId: number, input: CreateIssueInput, spam: SpamContext): Promise<IssueRow> {
+  async createFromUser(
+    project: ProjectRow,
+    authorId: number,
+    level: number,
+    input: CreateIssueInput,
+    spam: SpamContext,
+  ): Promise<IssueRow> {
+    checkTypeAllowed(input.issue_type, null, level);
     checkIssue(input);
     await this.spam?.check('issue', { title: input.title, description: input.description ?? '' }, spam);
     return this.create(project, authorId, input);
@@ -108,6 +125,7 @@ export class IssuesService {
     executor?: Executor,
   ): Promise<IssueRow> {
     if (level < AccessLevel.REPORTER && issue.author_id !== actor.user.id) throw new ForbiddenError();
+    checkTypeAllowed(input.issue_type, issue.issue_type, level);
     checkIssue(input);
     const run = async (trx: Executor) => {
       const now = this.clock.now();
@@ -131,6 +149,27 @@ export class IssuesService {
     return executor ? run(executor) : this.db.transaction().execute(run);
   }
 
+  /**
+   * An edit a person submits through the API: a changed title or description passes the
+   * spam rules as on creation (the whole text, as it would be stored), then `update`.
+   */
+  async updateFromUser(
+    project: ProjectRow,
+    issue: IssueRow,
+    actor: Actor,
+    level: number,
+    input: UpdateIssueInput,
+    spam: SpamContext,
+  ): Promise<IssueRow> {
+    if (level < AccessLevel.REPORTER && issue.author_id !== actor.user.id) throw new ForbiddenError();
+    checkTypeAllowed(input.issue_type, issue.issue_type, level);
+    checkIssue(input);
+    const title = input.title ?? issue.title;
+    const description = input.description ?? issue.description;
+    if (title !== issue.title || description !== issue.description) await this.spam?.check('issue', { title, description }, spam);
+    return this.update(project, issue, actor, level, input);
+  }
+
   async remove(issue: IssueRow): Promise<void> {
     await this.issues.delete(issue.id);
   }
@@ -147,8 +186,7 @@ export class IssuesService {
     system = false,
     executor?: Executor,
   ): Promise<NoteRow> {
-    if (body.trim() === '') throw ValidationError.field('body', "can't be blank");
-    if (body.length > NOTE_MAX) throw ValidationError.field('body', `is too long (maximum is ${NOTE_MAX} characters)`);
+    checkNote(body);
     const run = async (trx: Executor) => {
       const now = this.clock.now();
       const note = await this.issues
@@ -158,6 +196,13 @@ export class IssuesService {
       return note;
     };
     return executor ? run(executor) : this.db.transaction().execute(run);
+  }
+
+  /** A comment a person submits through the API: spam rules as for issues (SPEC "Errors" rule 5). */
+  async addNoteFromUser(project: ProjectRow, issue: IssueRow, authorId: number, body: string, spam: SpamContext): Promise<NoteRow> {
+    checkNote(body);
+    await this.spam?.check('note', { title: '', description: body }, spam);
+    return this.addNote(project, issue, authorId, body);
   }
 
   async getNote(issue: IssueRow, noteId: number): Promise<NoteRow> {
@@ -174,9 +219,11 @@ export class IssuesService {
     return this.issues.listNotes('Issue', issue.id, sort, limit, offset);
   }
 
-  async updateNote(note: NoteRow, actor: Actor, body: string): Promise<NoteRow> {
+  /** An edited comment passes the same rules as a new one. */
+  async updateNote(note: NoteRow, actor: Actor, body: string, spam: SpamContext): Promise<NoteRow> {
     if (note.author_id !== actor.user.id && !actor.user.isAdmin) throw new ForbiddenError();
-    if (body.trim() === '') throw ValidationError.field('body', "can't be blank");
+    checkNote(body);
+    if (body !== note.body) await this.spam?.check('note', { title: '', description: body }, spam);
     return this.issues.updateNote(note.id, body, this.clock.now());
   }
 

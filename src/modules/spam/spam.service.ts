@@ -5,7 +5,7 @@ import { CustomBodyError } from '../../infra/errors/index.js';
 import { verifyCaptcha } from './captcha.js';
 import { SpamLogsRepository } from './spam.repository.js';
 
-export type Spammable = 'issue' | 'snippet';
+export type Spammable = 'issue' | 'snippet' | 'note';
 
 /** Who submits, from where, and a CAPTCHA answer when this is a resubmission. */
 export interface SpamContext {
@@ -23,7 +23,7 @@ export interface SpamChecker {
 
 const LINK = /\bhttps?:\/\/[^\s<>"')\]]+/gi;
 const LOGGED_TEXT_MAX = 10_000;
-const NOTEABLE: Record<Spammable, string> = { issue: 'Issue', snippet: 'Snippet' };
+const NOTEABLE: Record<Spammable, string> = { issue: 'Issue', snippet: 'Snippet', note: 'Note' };
 
 /**
  * The spam rules of SPEC "Errors" rule 5: blocked phrases and a link limit, both from
