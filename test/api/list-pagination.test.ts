@@ -197,3 +197,63 @@ describe('GET /projects/:id/error_tracking/release_health is paginated', () => {
     assertPage(lastDay, { total: 25, page: 1, perPage: 100, length: 25 });
   });
 });
+
+describe('every list bounds its offset, page × per_page (docs/api.md)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  it('each list of the OpenAPI document answers 400 past offset 50,000 and serves the page at it', async () => {
+    const owner = await createUser(t.app);
+    const group = await createGroup(t.app, owner);
+    const project = await createProject(t.app, owner, { namespaceId: group.id });
+    const issue = await t.api('POST', `/projects/${project.id}/issues`, { body: { title: 'Paged' } });
+    const snippet = await t.api('POST', '/snippets', { body: { title: 'S', file_name: 'a.txt', content: 'a', visibility: 'private' } });
+    const p = await enableTracking(t, project.id, owner.token);
+    const event = await post(
+      t,
+      envelopePath(p.projectId),
+      envelope({ event_id: 'a'.repeat(32) }, [{ type: 'event', payload: { message: 'boom' } }]),
+      {
+        'x-sentry-auth': sentryAuth(p.key),
+      },
+    );
+    assert.equal(event.statusCode, 200, event.body);
+    const errorId = (await t.api('GET', `/projects/${project.id}/error_tracking/errors?status=unresolved`)).json<{ id: number }[]>()[0]?.id;
+    const values: Record<string, string> = {
+      '/projects/{id}': String(project.id),
+      '/groups/{id}': String(group.id),
+      '/snippets/{id}': String(snippet.json().id),
+      '/users/{id}': String(owner.user.id),
+      '{user_id}': String(owner.user.id),
+      '{issue_iid}': String(issue.json().iid),
+      '{error_id}': String(errorId),
+    };
+    const doc = (await t.api('GET', '/api/v4/openapi.json')).json<{
+      paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>;
+    }>();
+    const lists = Object.entries(doc.paths)
+      .filter(
+        ([path, methods]) => path.startsWith('/api/v4/') && methods.get?.parameters?.some((q) => q.in === 'query' && q.name === 'page'),
+      )
+      .map(([path]) =>
+        Object.entries(values).reduce(
+          (url, [pattern, value]) => url.replace(pattern, pattern.replace(/\{\w+\}/, value)),
+          path.slice('/api/v4'.length),
+        ),
+      );
+    assert.ok(lists.length >= 30, `only ${lists.length} lists found`);
+    for (const url of lists) {
+      assert.doesNotMatch(url, /\{/, url);
+      const deepest = await t.api('GET', `${url}?per_page=100&page=501`);
+      assert.equal(deepest.statusCode, 200, `${url}: ${deepest.body}`);
+      for (const query of ['per_page=100&page=502', 'page=2502', 'per_page=1000&page=1000000']) {
+        const res = await t.api('GET', `${url}?${query}`);
+        assert.equal(res.statusCode, 400, `${url}?${query}: ${res.body}`);
+        assert.match(res.json<{ message: string }>().message, /maximum allowed offset of 50000/);
+      }
+    }
+  });
+});

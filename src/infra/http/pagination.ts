@@ -1,8 +1,19 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BadRequestError } from '../errors/index.js';
 
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 20;
+/**
+ * The deepest offset a list serves, as the established product's instance limit (50,000): a
+ * deeper OFFSET makes the database read and throw away every row before it (docs/decisions.md).
+ */
+export const MAX_OFFSET = 50_000;
+
+/** The last page number an HTML list of `perPage` rows links to (pages clamp rather than refuse). */
+export function deepestPage(perPage: number): number {
+  return Math.floor(MAX_OFFSET / perPage) + 1;
+}
 
 /** `page` and `per_page` query parameters; merge into a route's querystring schema. */
 export const PaginationQuery = {
@@ -19,11 +30,20 @@ export interface Page {
   readonly offset: number;
 }
 
-/** Values above 100 are clamped, as the established product's `max_per_page` does. */
+/**
+ * Values above 100 are clamped, as the established product's `max_per_page` does; an offset
+ * past MAX_OFFSET is 400 on every list, since every list pages through here.
+ */
 export function pageOf(query: PaginationParams): Page {
   const page = query.page ?? 1;
   const perPage = Math.min(query.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
-  return { page, perPage, limit: perPage, offset: (page - 1) * perPage };
+  const offset = (page - 1) * perPage;
+  if (offset > MAX_OFFSET) {
+    throw new BadRequestError(
+      `Offset pagination has a maximum allowed offset of ${MAX_OFFSET} ((page - 1) × per_page): narrow the list with its filters to reach later records`,
+    );
+  }
+  return { page, perPage, limit: perPage, offset };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../../infra/auth/index.js';
 import { AppError, BadRequestError, ForbiddenError } from '../../infra/errors/index.js';
+import { deepestPage } from '../../infra/http/index.js';
 import { Flash, Layout, sendPage } from '../../web/layout.js';
 import { AccessLevel, type ProjectRow } from '../projects/index.js';
 import type { AlertsDeps } from './alerts.deps.js';
@@ -110,7 +111,7 @@ export function alertsPages(app: FastifyInstance, deps: AlertsDeps): void {
     page(AccessLevel.DEVELOPER, async ({ request, reply, actor, project, csrf }) => {
       const query = request.query as Record<string, string | undefined>;
       const status = ALERT_STATUSES.includes(query.status as AlertStatus) ? (query.status as AlertStatus) : undefined;
-      const pageNumber = Math.min(10_000, Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1));
+      const pageNumber = Math.min(deepestPage(20), Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1));
       const { rows, total } = await alerts.list(
         project,
         { statuses: status ? [status] : undefined, search: query.search?.slice(0, 255) || undefined, sort: 'created_at_desc' },

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../../infra/auth/index.js';
 import { AppError } from '../../infra/errors/index.js';
-import { IntegerId, NamespaceOrProjectId, type ApiApp } from '../../infra/http/index.js';
+import { IntegerId, NamespaceOrProjectId, deepestPage, type ApiApp } from '../../infra/http/index.js';
 import { sendPage } from '../../web/layout.js';
 import type { PageAuth } from '../identity/index.js';
 import { AccessLevel, type ProjectRow } from '../projects/index.js';
@@ -15,7 +15,7 @@ const ListQuery = Type.Object({
   status: Type.Optional(Type.Union([Type.Literal('unresolved'), Type.Literal('resolved'), Type.Literal('ignored'), Type.Literal('all')])),
   sort: Type.Optional(Type.Union([Type.Literal('last_seen'), Type.Literal('first_seen'), Type.Literal('frequency')])),
   search: Type.Optional(Type.String({ maxLength: 255 })),
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: deepestPage(PER_PAGE) })),
 });
 const ProjectParams = Type.Object({ id: NamespaceOrProjectId });
 const ErrorParams = Type.Object({ id: NamespaceOrProjectId, error_id: IntegerId });

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../infra/errors/index.js';
+import { deepestPage } from '../../infra/http/index.js';
 import { sendPage } from '../../web/layout.js';
 import type { IdentityModule } from '../identity/index.js';
 import type { ProjectsModule } from '../projects/index.js';
@@ -65,7 +66,7 @@ export function activityPageRoutes(
       }
       const { project, level } = access;
       const filterKey = request.query.filter && request.query.filter in FILTERS ? request.query.filter : 'all';
-      const pageNumber = Math.min(Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1), 10_000);
+      const pageNumber = Math.min(Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1), deepestPage(PER_PAGE));
       const result = await service.listForProject(
         actor,
         project,
