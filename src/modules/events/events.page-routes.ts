@@ -54,10 +54,11 @@ export function activityPageRoutes(
     async (request, reply) => {
       const actor = await identity.pageAuth.currentUser(request);
       const found = await projects.projects.findByRef(request.params.id);
-      if (found.movedTo) return reply.redirect(activityPath(found.movedTo), 301);
       let access;
       try {
-        access = await projects.access.checkProject(actor, found.row);
+        // A moved project redirects only those who may read it; others get what a missing one gets.
+        access = await projects.access.checkProject(actor, found.row ?? found.target);
+        if (found.movedTo) return reply.redirect(activityPath(found.movedTo), 301);
       } catch (error) {
         // Anonymous visitors may see more after signing in; signed-in users get the 404.
         if (!actor) return (await identity.pageAuth.requireSignedIn(request, reply)) ?? reply;

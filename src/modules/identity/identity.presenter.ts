@@ -13,7 +13,15 @@ const USER: Level = 1;
 const PUBLIC: Level = 2;
 const ADMIN: Level = 3;
 
-function presentUser(user: UserRow, baseUrl: string, level: Level): Record<string, unknown> {
+/**
+ * Whether `viewer` may read `user`'s profile details (the established product's
+ * `read_user_profile`): a private profile shows them only to its owner and administrators.
+ */
+export function canReadProfile(viewer: { id: number; isAdmin: boolean } | null, user: Pick<UserRow, 'id' | 'private_profile'>): boolean {
+  return user.private_profile === 0 || (viewer !== null && (viewer.id === user.id || viewer.isAdmin));
+}
+
+function presentUser(user: UserRow, baseUrl: string, level: Level, profile = true): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: user.id,
     username: user.username,
@@ -24,10 +32,12 @@ function presentUser(user: UserRow, baseUrl: string, level: Level): Record<strin
     web_url: `${baseUrl}/${user.username}`,
   };
   if (level >= USER) {
-    out.created_at = toIso(user.created_at);
-    out.bio = user.bio;
+    // A profile the viewer may not read keeps the entity's keys, with its details empty;
+    // `created_at`, `followers` and `following` are left out, as the established product does.
+    if (profile) out.created_at = toIso(user.created_at);
+    out.bio = profile ? user.bio : '';
     out.location = '';
-    out.public_email = user.public_email ?? '';
+    out.public_email = profile ? (user.public_email ?? '') : '';
     out.skype = '';
     out.linkedin = '';
     out.twitter = '';
@@ -38,8 +48,10 @@ function presentUser(user: UserRow, baseUrl: string, level: Level): Record<strin
     out.pronouns = null;
     out.bot = user.bot === 1;
     out.work_information = null;
-    out.followers = 0;
-    out.following = 0;
+    if (profile) {
+      out.followers = 0;
+      out.following = 0;
+    }
     out.local_time = null;
   }
   if (level >= PUBLIC) {
@@ -77,7 +89,9 @@ export interface UserBasicEntity {
 }
 
 export const mapUserBasic = (user: UserRow, baseUrl: string) => presentUser(user, baseUrl, BASIC) as unknown as UserBasicEntity;
-export const mapUser = (user: UserRow, baseUrl: string) => presentUser(user, baseUrl, USER);
+/** `User` as `viewer` may see it: a private profile's details only for its owner and administrators. */
+export const mapUser = (user: UserRow, baseUrl: string, viewer: { id: number; isAdmin: boolean } | null = null) =>
+  presentUser(user, baseUrl, USER, canReadProfile(viewer, user));
 export const mapUserPublic = (user: UserRow, baseUrl: string) => presentUser(user, baseUrl, PUBLIC);
 export const mapUserWithAdmin = (user: UserRow, baseUrl: string) => presentUser(user, baseUrl, ADMIN);
 

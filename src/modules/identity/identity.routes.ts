@@ -29,7 +29,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
   const present = (user: UserRow, viewer: Actor | null) => {
     if (viewer?.user.isAdmin) return mapUserWithAdmin(user, base);
     if (viewer?.user.id === user.id) return mapUserPublic(user, base);
-    return mapUser(user, base);
+    return mapUser(user, base, viewer?.user ?? null);
   };
   const ownTokenOr404 = async (id: number | 'self', actor: Actor): Promise<TokenRow> => {
     // `self` is the token presented, so only a credential kept in the token table has one: the id
@@ -63,7 +63,8 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
       const { username, search, active, blocked, humans } = request.query;
       if (!request.actor && !username) throw new ForbiddenError('Not authorized to access /api/v4/users');
       const page = pageOf(request.query);
-      const { rows, total } = await users.list({ username, search, active, blocked, humans }, page.limit, page.offset);
+      const searchEmails = request.actor?.user.isAdmin === true;
+      const { rows, total } = await users.list({ username, search, searchEmails, active, blocked, humans }, page.limit, page.offset);
       setPaginationHeaders(request, reply, page, total, base);
       return rows.map((u) => (request.actor?.user.isAdmin ? mapUserWithAdmin(u, base) : mapUserBasic(u, base)));
     },

@@ -21,6 +21,8 @@ export interface NewUser {
 export interface UserFilter {
   username?: string;
   search?: string;
+  /** Whether `search` also matches private e-mail addresses: for administrators only. */
+  searchEmails?: boolean;
   active?: boolean;
   blocked?: boolean;
   humans?: boolean;
@@ -87,9 +89,16 @@ export class UsersRepository {
     let query = this.db.selectFrom('users');
     if (filter.username) query = query.where('username_lower', '=', filter.username.toLowerCase());
     if (filter.search) {
-      const like = containing(filter.search.toLowerCase());
+      const lower = filter.search.toLowerCase();
+      const like = containing(lower);
+      // Others match a public e-mail exactly (as the established product does), never a private one:
+      // a pattern over private addresses lets anyone recover one a character at a time.
       query = query.where((eb) =>
-        eb.or([eb('username_lower', 'like', like), eb('email_lower', 'like', like), eb(eb.fn('lower', ['name']), 'like', like)]),
+        eb.or([
+          eb('username_lower', 'like', like),
+          eb(eb.fn('lower', ['name']), 'like', like),
+          filter.searchEmails ? eb('email_lower', 'like', like) : eb(eb.fn('lower', ['public_email']), '=', lower),
+        ]),
       );
     }
     if (filter.active) query = query.where('state', '=', 'active');

@@ -3,7 +3,7 @@ import type { Actor } from '../../infra/auth/index.js';
 import { AppError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
 import { sendPage } from '../../web/layout.js';
 import type { IdentityModule } from '../identity/index.js';
-import type { ProjectsModule } from '../projects/index.js';
+import type { NamespaceRow, ProjectRow, ProjectsModule } from '../projects/index.js';
 import { isLevel, type Level } from './notifications.levels.js';
 import { notificationsPage, type SourceEntry } from './notifications.pages.js';
 import type { NotificationsService, SettingInput } from './notifications.service.js';
@@ -46,11 +46,17 @@ export function notificationsPageRoutes(app: FastifyInstance, { service, identit
       return row && isLevel(row.level) ? row.level : 'global';
     };
     const scope = await projects.access.projectScope(actor);
+    // A saved setting outlives the membership that let the user see its source: list it only while
+    // the source is still visible (the page would otherwise name a private project or group).
+    const { access } = projects;
+    const seesGroup = async (group: NamespaceRow) => access.canSee(actor, group.visibility, await access.namespaceLevel(actor, group));
+    const seesProject = async (project: ProjectRow) => access.canSee(actor, project.visibility, await access.projectLevel(actor, project));
     const groupIds = [...new Set([...scope.namespaceIds, ...saved.filter((s) => s.source_kind === 'namespace').map((s) => s.source_id)])];
     const groups: SourceEntry[] = [];
     for (const id of groupIds.slice(0, LIST_MAX)) {
       const group = await projects.groups.findById(id);
-      if (group?.kind === 'group') groups.push({ kind: 'groups', id, name: group.full_path, level: levelOf('namespace', id) });
+      if (group?.kind === 'group' && (scope.namespaceIds.includes(id) || (await seesGroup(group))))
+        groups.push({ kind: 'groups', id, name: group.full_path, level: levelOf('namespace', id) });
     }
     const inGroups = scope.namespaceIds.length
       ? (await projects.projects.list(actor, { namespaceIds: [...scope.namespaceIds], orderBy: 'path', sort: 'asc' }, LIST_MAX, 0)).rows
@@ -64,8 +70,11 @@ export function notificationsPageRoutes(app: FastifyInstance, { service, identit
     ];
     const list: SourceEntry[] = [];
     for (const id of projectIds.slice(0, LIST_MAX)) {
-      const project = inGroups.find((p) => p.id === id) ?? (await projects.projects.findById(id));
-      if (project) list.push({ kind: 'projects', id, name: project.full_path, level: levelOf('project', id) });
+      const listed = inGroups.find((p) => p.id === id);
+      const project = listed ?? (await projects.projects.findById(id));
+      // Projects of the list query and of the user's memberships are visible already; the others are checked.
+      if (project && (listed || scope.projectIds.includes(id) || (await seesProject(project))))
+        list.push({ kind: 'projects', id, name: project.full_path, level: levelOf('project', id) });
     }
     return { groups: groups.sort((a, b) => a.name.localeCompare(b.name)), projects: list.sort((a, b) => a.name.localeCompare(b.name)) };
   }

@@ -27,7 +27,14 @@ export interface UpdateGroupInput {
   description?: string | undefined;
 }
 
-export type Found<T> = { row: T; movedTo?: undefined } | { row?: undefined; movedTo: string } | { row?: undefined; movedTo?: undefined };
+/**
+ * What a reference names: the row, or for an old path of a renamed project or group, where it
+ * went (`target`, so that the caller checks access on it before it answers with a redirect).
+ */
+export type Found<T> =
+  | { row: T; movedTo?: undefined; target?: undefined }
+  | { row?: undefined; movedTo: string; target: T }
+  | { row?: undefined; movedTo?: undefined; target?: undefined };
 
 export const GROUP_REMOVAL_JOB = 'groups.remove';
 
@@ -57,7 +64,7 @@ export class GroupsService {
     const redirect = await resolveRedirect(this.namespaces, ref);
     if (redirect?.kind === 'path') {
       const target = await this.namespaces.findByFullPath(redirect.path);
-      if (target?.kind === 'group') return { movedTo: target.full_path };
+      if (target?.kind === 'group') return { movedTo: target.full_path, target };
     }
     return {};
   }

@@ -34,16 +34,20 @@ export class ProjectLookup {
 
   async project(request: FastifyRequest, ref: string, minLevel = 0): Promise<{ project: ProjectRow; level: number }> {
     const found = await this.projects.findByRef(ref);
+    // Only those who may read where it went learn that it moved (and where): a 404 to others.
+    if (found.target) await this.access.checkProject(request.actor, found.target);
     const row = this.follow(request, ref, found, 'Project');
     return this.access.checkProject(request.actor, row, minLevel);
   }
 
   async group(request: FastifyRequest, ref: string, minLevel = 0): Promise<{ group: NamespaceRow; level: number }> {
     const found = await this.groups.findByRef(ref);
+    if (found.target) await this.access.checkGroup(request.actor, found.target);
     const row = this.follow(request, ref, found, 'Group');
     return this.access.checkGroup(request.actor, row, minLevel);
   }
 
+  /** The row; a moved one, which the caller may read, answers 301 (GET) or 405. */
   private follow<T>(request: FastifyRequest, ref: string, found: Found<T>, thing: 'Project' | 'Group'): T {
     if (found.row) return found.row;
     if (found.movedTo) {

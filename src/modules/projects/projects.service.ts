@@ -63,7 +63,7 @@ export class ProjectsService {
         : redirect
           ? await this.projects.findByFullPath(redirect.path)
           : undefined;
-    return target ? { movedTo: target.full_path } : {};
+    return target ? { movedTo: target.full_path, target } : {};
   }
 
   findById(id: number): Promise<ProjectRow | undefined> {
