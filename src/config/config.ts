@@ -1,4 +1,5 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { loadOrCreateSecrets } from './secrets.js';
 
@@ -68,6 +69,12 @@ export interface Config {
   readonly spam: SpamRules;
   /** reCAPTCHA v2 service; `null` when not configured. */
   readonly captcha: CaptchaConfig | null;
+  /** A browser session unused this long (minutes) ends (the established product's `session_expire_delay`). */
+  readonly sessionIdleTimeoutMinutes: number;
+  /** A browser session ends this many days after sign-in, however active it is. */
+  readonly sessionMaxLifetimeDays: number;
+  /** CIDR ranges whose clients may read `/-/metrics` and readiness details; others get 404. */
+  readonly monitoringAllowlist: readonly string[];
 }
 
 export interface SpamRules {
@@ -155,9 +162,10 @@ function parseStorages(text: string, problems: string[]): Record<string, string>
   return storages;
 }
 
+/** Directories the server creates (data, storages) are its own alone: they hold the database, secrets and repositories. */
 function ensureWritableDir(dir: string, label: string, problems: string[]): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     accessSync(dir, constants.W_OK);
   } catch (error) {
     problems.push(`${label}: ${dir} is not a writable directory (${(error as Error).message})`);
@@ -192,6 +200,27 @@ function parsePushEventActivitiesLimit(env: Env, problems: string[]): number {
     return 3;
   }
   return parseInteger(env, name, 3, 0, MAX_PUSH_EVENT_ACTIVITIES_LIMIT, problems);
+}
+
+const DEFAULT_MONITORING_ALLOWLIST = '127.0.0.0/8,::1/128';
+
+/** MONITORING_ALLOWLIST: addresses or CIDR ranges, IPv4 or IPv6; a bare address is its own /32 or /128. */
+export function parseMonitoringAllowlist(text: string, problems: string[]): string[] {
+  const ranges: string[] = [];
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [address = '', prefix, extra] = part.split('/');
+    const family = isIP(address);
+    const bits = prefix === undefined ? (family === 6 ? 128 : 32) : /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
+    if (family === 0 || extra !== undefined || bits < 0 || bits > (family === 6 ? 128 : 32)) {
+      problems.push(`MONITORING_ALLOWLIST: "${part}" is not an IP address or CIDR range (127.0.0.0/8, ::1/128)`);
+      continue;
+    }
+    ranges.push(`${address}/${bits}`);
+  }
+  return ranges;
 }
 
 function parseChoice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T, problems: string[]): T {
@@ -288,6 +317,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (!/^[A-Za-z0-9:_.-]{0,64}$/.test(redisPrefix)) problems.push('REDIS_PREFIX: use up to 64 letters, digits, ":", "_", "." or "-"');
   const spam = parseSpamRules(env, problems);
   const captcha = parseCaptcha(env, problems);
+  const sessionIdleTimeoutMinutes = parseInteger(env, 'SESSION_IDLE_TIMEOUT_MINUTES', 10_080, 1, 525_600, problems);
+  const sessionMaxLifetimeDays = parseInteger(env, 'SESSION_MAX_LIFETIME_DAYS', 30, 1, 3650, problems);
+  const monitoringAllowlist = parseMonitoringAllowlist(env.MONITORING_ALLOWLIST ?? DEFAULT_MONITORING_ALLOWLIST, problems);
   const logLevel = parseChoice(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', problems);
   let secretKeyBase = env.SECRET_KEY_BASE || '';
   if (secretKeyBase && secretKeyBase.length < 32) problems.push('SECRET_KEY_BASE: must be at least 32 characters');
@@ -323,6 +355,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     redisPrefix,
     spam,
     captcha,
+    sessionIdleTimeoutMinutes,
+    sessionMaxLifetimeDays,
+    monitoringAllowlist: Object.freeze(monitoringAllowlist),
     ...overrides,
   });
 }

@@ -93,7 +93,9 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
     { schema: { params: S.UserIdParams, body: S.UpdateUserBody }, config: { policy: { auth: 'required', admin: true } } },
     async (request) => {
       await users.get(request.params.id);
-      return mapUserWithAdmin(await users.update(request.params.id, request.body), base);
+      const credential = request.actor?.credential;
+      const session = credential?.kind === 'session' ? credential.id : undefined;
+      return mapUserWithAdmin(await users.update(request.params.id, request.body, session), base);
     },
   );
 

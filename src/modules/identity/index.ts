@@ -13,7 +13,6 @@
  * `identity.pageAuth.currentUser(request)` gives the signed-in actor or null without redirecting.
  */
 import type { FastifyInstance } from 'fastify';
-import { verifyCsrf } from '../../infra/http/csrf.js';
 import type { ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
 import { bootstrapRoot } from './bootstrap.js';
@@ -53,9 +52,12 @@ export interface IdentityModule {
 
 export function createIdentityModule(platform: Platform): IdentityModule {
   const { config, db, clock } = platform;
-  const users = new UsersService(db, clock, platform.bus);
+  const sessions = new SessionsService(db, clock, {
+    idleTimeoutMs: config.sessionIdleTimeoutMinutes * 60_000,
+    maxLifetimeMs: config.sessionMaxLifetimeDays * 86_400_000,
+  });
+  const users = new UsersService(db, clock, platform.bus, sessions);
   const tokens = new TokensService(db, clock);
-  const sessions = new SessionsService(db, clock);
   const pageAuth = new PageAuth(sessions, config);
   const signIn = new SignInService(users, sessions, platform.limiter, config.rateLimits.sign_in);
   const resourceTokens = new ResourceTokensService(db, users, tokens, config, clock);
@@ -63,7 +65,7 @@ export function createIdentityModule(platform: Platform): IdentityModule {
     accessToken: (secret) => tokens.resolve(secret),
     // Runs only for requests that carried no token (the hook's order), and costs nothing without the cookie.
     session: (request) => sessions.resolve(request.cookies[SESSION_COOKIE]),
-    csrfTokenValid: (request) => verifyCsrf(request, config.secretKeyBase),
+    csrfTokenValid: (request) => pageAuth.verifyPageCsrf(request),
     userByIdOrUsername: async (value) => {
       const user = await users.findByIdOrUsername(value);
       return user ? toActorUser(user) : null;

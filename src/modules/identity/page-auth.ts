@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../../infra/auth/index.js';
 import type { Config } from '../../config/index.js';
 import { csrfToken, secureCookies, verifyCsrf } from '../../infra/http/csrf.js';
-import { SESSION_COOKIE, type CreatedSession, type SessionsService } from './sessions.service.js';
+import { SESSION_COOKIE, isSessionValue, type CreatedSession, type SessionsService } from './sessions.service.js';
 
 const REDIRECT_MAX = 2048;
 
@@ -28,6 +28,12 @@ export function safeRedirect(value: unknown): string | null {
   } catch {
     return null;
   }
+}
+
+/** The session cookie's value when it has a session's shape (what CSRF tokens are bound to). */
+function sessionCookieOf(request: FastifyRequest): string | undefined {
+  const value = request.cookies[SESSION_COOKIE];
+  return isSessionValue(value) ? value : undefined;
 }
 
 export function signInPath(redirectTo?: string | null): string {
@@ -79,14 +85,17 @@ export class PageAuth {
     return null;
   }
 
-  /** The CSRF token to put in every form of the page (`authenticity_token`). */
+  /** The CSRF token to put in every form of the page (`authenticity_token`), bound to the browser's session. */
   pageCsrf(request: FastifyRequest, reply: FastifyReply): string {
-    return csrfToken(request, reply, this.config.secretKeyBase, this.config.externalUrl);
+    return csrfToken(request, reply, this.config.secretKeyBase, this.config.externalUrl, sessionCookieOf(request));
   }
 
-  /** True when a form POST carries the page's CSRF token (field or `X-CSRF-Token` header). */
+  /**
+   * True when a form POST (or an API call with the session cookie) carries the CSRF token of
+   * its own session (field or `X-CSRF-Token` header): a token from another session is refused.
+   */
   verifyPageCsrf(request: FastifyRequest): boolean {
-    return verifyCsrf(request, this.config.secretKeyBase);
+    return verifyCsrf(request, this.config.secretKeyBase, sessionCookieOf(request));
   }
 
   setSessionCookie(reply: FastifyReply, session: CreatedSession): void {
@@ -95,7 +104,7 @@ export class PageAuth {
       httpOnly: true,
       sameSite: 'lax',
       secure: secureCookies(this.config.externalUrl),
-      expires: new Date(session.expiresAt),
+      expires: new Date(session.endsAt),
     });
   }
 

@@ -46,6 +46,21 @@ export class SessionsRepository {
     await this.db.deleteFrom('sessions').where('session_digest', '=', digest).execute();
   }
 
+  withExecutor(executor: Executor): SessionsRepository {
+    return new SessionsRepository(executor);
+  }
+
+  /** Moves the idle deadline forward; only ever later, so two processes touching at once agree. */
+  async extend(id: number, expiresAt: number): Promise<void> {
+    await this.db.updateTable('sessions').set({ expires_at: expiresAt }).where('id', '=', id).where('expires_at', '<', expiresAt).execute();
+  }
+
+  async deleteForUser(userId: number, exceptId: number | undefined): Promise<void> {
+    let query = this.db.deleteFrom('sessions').where('user_id', '=', userId);
+    if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+    await query.execute();
+  }
+
   async deleteExpired(now: number): Promise<void> {
     await this.db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
   }

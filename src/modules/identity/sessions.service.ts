@@ -1,64 +1,95 @@
 import type { ResolvedSession } from '../../infra/auth/index.js';
 import type { Clock } from '../../infra/clock.js';
 import { digestToken } from '../../infra/crypto.js';
-import type { Database } from '../../infra/db/index.js';
+import type { Database, Executor } from '../../infra/db/index.js';
 import { randomBytes } from 'node:crypto';
 import { SessionsRepository } from './sessions.repository.js';
 import { toActorUser } from './users.service.js';
 
 /** The cookie SPEC "Authentication" names. */
 export const SESSION_COOKIE = '_service_session';
-/** Sessions end a week after sign-in, like the established product's default `session_expire_delay`. */
-export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 const SESSION_VALUE = /^[A-Za-z0-9_-]{43}$/;
+export const isSessionValue = (value: string | undefined): value is string => value !== undefined && SESSION_VALUE.test(value);
+/** How late the idle deadline may be written: at most once a minute per session, not on every request. */
+const TOUCH_GRANULARITY_MS = 60_000;
+
+export interface SessionLifetimes {
+  /** A session unused this long ends (SESSION_IDLE_TIMEOUT_MINUTES). */
+  idleTimeoutMs: number;
+  /** A session ends this long after sign-in, however active (SESSION_MAX_LIFETIME_DAYS). */
+  maxLifetimeMs: number;
+}
 
 export interface CreatedSession {
   /** The cookie value; only its digest is stored. */
   secret: string;
-  expiresAt: number;
+  /** The absolute end: the cookie lives this long, the server ends the session sooner when idle. */
+  endsAt: number;
 }
 
 /**
  * Browser sessions. The cookie carries 256 random bits; the table keeps their SHA-256, so
  * a copy of the database cannot be replayed as a cookie (security checklist B10).
+ *
+ * A session has two deadlines: `expires_at` is the idle one, moved forward as the session is
+ * used (written at most once per granularity, so a burst of requests costs one write), and
+ * never past `created_at` plus the absolute lifetime (docs/decisions.md).
  */
 export class SessionsService {
   private readonly sessions: SessionsRepository;
+  private readonly granularityMs: number;
 
   constructor(
     db: Database,
     private readonly clock: Clock,
+    private readonly lifetimes: SessionLifetimes,
   ) {
     this.sessions = new SessionsRepository(db);
+    // A short idle timeout needs a finer record of activity than a minute.
+    this.granularityMs = Math.min(TOUCH_GRANULARITY_MS, Math.floor(lifetimes.idleTimeoutMs / 10));
   }
 
   async create(userId: number, meta: { ip: string | null; userAgent: string | null }): Promise<CreatedSession> {
     const now = this.clock.now();
     const secret = randomBytes(32).toString('base64url');
-    const expiresAt = now + SESSION_TTL_MS;
+    const endsAt = now + this.lifetimes.maxLifetimeMs;
     await this.sessions.insert({
       digest: digestToken(secret),
       userId,
       ip: meta.ip,
       userAgent: meta.userAgent?.slice(0, 512) ?? null,
       now,
-      expiresAt,
+      expiresAt: Math.min(now + this.lifetimes.idleTimeoutMs, endsAt),
     });
     // Sign-ins are rare next to requests: a good moment to drop sessions that ran out.
     await this.sessions.deleteExpired(now);
-    return { secret, expiresAt };
+    return { secret, endsAt };
   }
 
-  /** The session behind a cookie value, or null (unknown, malformed or expired). */
+  /** The session behind a cookie value, or null (unknown, malformed, idle too long or past its lifetime). */
   async resolve(secret: string | undefined): Promise<ResolvedSession | null> {
     if (!secret || !SESSION_VALUE.test(secret)) return null;
     const found = await this.sessions.findByDigestWithUser(digestToken(secret));
-    if (!found || found.session.expires_at <= this.clock.now()) return null;
+    const now = this.clock.now();
+    if (!found || found.session.expires_at <= now) return null;
+    const endsAt = found.session.created_at + this.lifetimes.maxLifetimeMs;
+    if (endsAt <= now) return null;
+    const idleUntil = Math.min(now + this.lifetimes.idleTimeoutMs, endsAt);
+    if (idleUntil - found.session.expires_at >= this.granularityMs) await this.sessions.extend(found.session.id, idleUntil);
     return { id: found.session.id, user: toActorUser(found.user) };
   }
 
   async destroy(secret: string | undefined): Promise<void> {
     if (!secret || !SESSION_VALUE.test(secret)) return;
     await this.sessions.deleteByDigest(digestToken(secret));
+  }
+
+  /**
+   * Ends every session of a user but the one given (the session that made the change, if it
+   * is theirs), in the caller's transaction: a password change ends the sessions of whoever
+   * knew the old one.
+   */
+  async endOtherSessions(executor: Executor, userId: number, keepSessionId: number | undefined): Promise<void> {
+    await this.sessions.withExecutor(executor).deleteForUser(userId, keepSessionId);
   }
 }

@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, ValidationError, type ValidationMessages 
 import { idOf, isNumericRef } from '../../infra/refs.js';
 import { pathProblem } from '../../infra/reserved-names.js';
 import type { ActorUser } from '../../infra/auth/index.js';
+import type { SessionsService } from './sessions.service.js';
 import { UsersRepository, type UserFilter, type UserRow, type UserUpdate } from './users.repository.js';
 
 export interface CreateUserInput {
@@ -63,6 +64,7 @@ export class UsersService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly bus: DomainEventBus,
+    private readonly sessions: SessionsService,
   ) {
     this.users = new UsersRepository(db);
   }
@@ -109,7 +111,12 @@ export class UsersService {
     }
   }
 
-  async update(id: number, input: UpdateUserInput): Promise<UserRow> {
+  /**
+   * A new password ends the user's other sessions in the same transaction, whichever way it was
+   * changed: whoever held a session through the old password loses it. `actingSessionId` is the
+   * session making the change, which survives when it is the user's own.
+   */
+  async update(id: number, input: UpdateUserInput, actingSessionId?: number): Promise<UserRow> {
     const messages: ValidationMessages = {};
     checkProfile(input, messages);
     if (Object.keys(messages).length > 0) throw new ValidationError(messages);
@@ -121,8 +128,10 @@ export class UsersService {
     if (input.public_email !== undefined) changes.public_email = input.public_email;
     if (input.admin !== undefined) changes.is_admin = input.admin ? 1 : 0;
     if (input.password !== undefined) changes.password_hash = await hashPassword(input.password);
+    const endSessions =
+      input.password !== undefined ? (trx: Executor) => this.sessions.endOtherSessions(trx, id, actingSessionId) : undefined;
     try {
-      const row = await this.updateRow(id, changes);
+      const row = await this.updateRow(id, changes, endSessions);
       if (!row) throw new NotFoundError('User');
       return row;
     } catch (error) {
