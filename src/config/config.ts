@@ -19,7 +19,9 @@ export const RATE_LIMIT_NAMES = [
   'user_code',
   'oauth',
   'alerts',
+  'alerts_project',
   'collector',
+  'collector_project',
 ] as const;
 export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number];
 
@@ -61,6 +63,8 @@ export interface Config {
   readonly gitMaxPushBytes: number;
   /** Days error-tracking events are kept (SPEC "Limits": 90). */
   readonly errorTrackingRetentionDays: number;
+  /** Events one project may hold; past it the collector answers 429 and stores nothing. */
+  readonly errorTrackingMaxEvents: number;
   /** A push with more refs of one kind than this becomes one bulk event (reference §2.6). */
   readonly pushEventActivitiesLimit: number;
   /** Prefix of every Redis key this instance writes (several instances may share one Redis). */
@@ -101,7 +105,9 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const PERIODS: Record<string, number> = { s: 1, m: 60, h: 3600 };
-const DEFAULT_RATE_LIMITS = 'sign_in=10/m,user_code=10/m';
+// The public ingestion doors (the DSN key is public by design) are limited by default: per
+// client address and key or integration, and a higher ceiling per project (docs/decisions.md).
+const DEFAULT_RATE_LIMITS = 'sign_in=10/m,user_code=10/m,alerts=25/m,alerts_project=300/m,collector=25/m,collector_project=600/m';
 
 export function parseRateLimits(text: string, problems: string[]): Partial<Record<RateLimitName, RateLimit>> {
   const limits: Partial<Record<RateLimitName, RateLimit>> = {};
@@ -312,6 +318,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const loadShedDelayMs = parseInteger(env, 'LOAD_SHED_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000, problems);
   const gitMaxPushBytes = parseInteger(env, 'GIT_MAX_PUSH_SIZE', 500 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024, problems);
   const errorTrackingRetentionDays = parseInteger(env, 'ERROR_TRACKING_RETENTION_DAYS', 90, 1, 3650, problems);
+  const errorTrackingMaxEvents = parseInteger(env, 'ERROR_TRACKING_MAX_EVENTS', 100_000, 1, 100_000_000, problems);
   const pushEventActivitiesLimit = parsePushEventActivitiesLimit(env, problems);
   const redisPrefix = env.REDIS_PREFIX ?? 'basalt:';
   if (!/^[A-Za-z0-9:_.-]{0,64}$/.test(redisPrefix)) problems.push('REDIS_PREFIX: use up to 64 letters, digits, ":", "_", "." or "-"');
@@ -351,6 +358,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     loadShedDelayMs,
     gitMaxPushBytes,
     errorTrackingRetentionDays,
+    errorTrackingMaxEvents,
     pushEventActivitiesLimit,
     redisPrefix,
     spam,

@@ -90,7 +90,9 @@ describe('alert integrations API', () => {
   });
 
   it('PUT renames and deactivates; DELETE removes; an inactive or deleted integration answers 403', async () => {
-    const project = await createProject(t.app, owner);
+    // Public: a private project answers these as a wrong key (401), so that its existence
+    // cannot be probed (issue 18; test/api/ingestion-limits.test.ts).
+    const project = await createProject(t.app, owner, { visibility: 'public' });
     const created = await createIntegration(t, project.id, { name: 'to change' });
     const url = `/projects/${project.id}/alert_management/integrations/${created.id}`;
     const put = await t.api('PUT', url, { body: { name: 'Renamed', active: false } });

@@ -45,14 +45,18 @@ describe('alert receiver (notify endpoints)', () => {
     }
   });
 
-  it('a wrong or missing key is 401; unknown endpoint 403; unknown project 404', async () => {
+  it('a wrong or missing key is 401; unknown endpoint 403 on a public project; on a private or unknown project 401', async () => {
     assert.equal((await notify(t, http.url, { title: 'x' }, { key: `${http.token}x` })).statusCode, 401);
     assert.equal((await notify(t, http.url, { title: 'x' })).statusCode, 401);
     assert.equal((await notify(t, prom.url, alertmanagerPayload([prometheusItem()]), { key: http.token })).statusCode, 401);
+    // Issue 18: what a private or missing project answers cannot tell whether it exists.
     const unknown = http.url.replace(http.endpoint_identifier, '0123456789abcdef');
-    assert.equal((await notify(t, unknown, { title: 'x' }, { key: http.token })).statusCode, 403);
+    assert.equal((await notify(t, unknown, { title: 'x' }, { key: http.token })).statusCode, 401);
     const elsewhere = http.url.replace(/\/[^/]+\/alerts\/notify/, '/nope/alerts/notify');
-    assert.equal((await notify(t, elsewhere, { title: 'x' }, { key: http.token })).statusCode, 404);
+    assert.equal((await notify(t, elsewhere, { title: 'x' }, { key: http.token })).statusCode, 401);
+    const open = await createIntegration(t, (await createProject(t.app, owner, { visibility: 'public' })).id, { name: 'public' });
+    const openUnknown = open.url.replace(open.endpoint_identifier, '0123456789abcdef');
+    assert.equal((await notify(t, openUnknown, { title: 'x' }, { key: open.token })).statusCode, 403);
   });
 
   it('requires Content-Type application/json (415), well-formed JSON (400), at most 1 MiB (413) and depth 100 (400)', async () => {
@@ -231,11 +235,11 @@ describe('alert receiver (notify endpoints)', () => {
     assert.equal((await notify(t, bare, payload)).statusCode, 401);
     assert.equal(
       (await notify(t, bare.replace(/\/[^/]+\/prometheus\//, '/nope/prometheus/'), payload, { key: prom.token })).statusCode,
-      404,
+      401,
     );
   });
 
-  it('the per-project alerts rate limit answers 429', async () => {
+  it('the alerts rate limit (per address and integration) answers 429', async () => {
     const limited = await createTestApp({ sameDatabaseAs: t, config: { rateLimits: { alerts: { count: 2, periodSeconds: 60 } } } });
     await settle(limited);
     try {

@@ -174,7 +174,8 @@ describe('error tracking settings and client keys', () => {
       assert.equal(left.length, 0, table);
     }
     const refused = await post(t, storePath(project.id), JSON.stringify(exceptionEvent({})), { 'x-sentry-auth': sentryAuth(tracked.key) });
-    assert.equal(refused.statusCode, 404);
+    // Issue 18: a project that is gone answers as a wrong key does (401), not 404.
+    assert.equal(refused.statusCode, 401);
   });
 
   it('a key of another project is refused', async () => {
@@ -199,18 +200,23 @@ describe('error tracking collector', () => {
   const count = async (projectId: number) =>
     (await t.api('GET', `/projects/${projectId}/error_tracking/errors`, { token: owner.token })).json<{ count: number }[]>();
 
-  it('refuses: unknown project 404, tracking off 404, no key 403, unknown key 401', async () => {
+  it('refuses: unknown or private project 401 as an unknown key, tracking off on a public project 404, no key 403', async () => {
     const event = JSON.stringify(exceptionEvent({}));
+    // Issue 18: a project the caller could not see answers as a wrong key does, so that its
+    // existence cannot be probed (test/api/ingestion-limits.test.ts checks the parity).
     const unknown = await post(t, storePath(999999), event, { 'x-sentry-auth': sentryAuth(tracked.key) });
-    assert.equal(unknown.statusCode, 404);
-    assert.deepEqual(unknown.json(), { message: '404 Project Not Found' });
+    assert.equal(unknown.statusCode, 401);
+    assert.deepEqual(unknown.json(), { message: '401 Unauthorized' });
 
     const other = await createProject(t.app, owner);
     const never = await post(t, storePath(other.id), event, { 'x-sentry-auth': sentryAuth('bset_nope') });
-    assert.equal(never.statusCode, 404);
-    assert.deepEqual(never.json(), { message: '404 Not Found' });
+    assert.equal(never.statusCode, 401);
+    const publicOther = await createProject(t.app, owner, { visibility: 'public' });
+    const publicNever = await post(t, storePath(publicOther.id), event, { 'x-sentry-auth': sentryAuth('bset_nope') });
+    assert.equal(publicNever.statusCode, 404);
+    assert.deepEqual(publicNever.json(), { message: '404 Not Found' });
 
-    const off = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const off = await enableTracking(t, (await createProject(t.app, owner, { visibility: 'public' })).id, owner.token);
     await t.api('PATCH', `/projects/${off.projectId}/error_tracking/settings`, { token: owner.token, body: { active: false } });
     const disabled = await post(t, envelopePath(off.projectId), envelope({}, [{ type: 'event', payload: exceptionEvent({}) }]), {
       'x-sentry-auth': sentryAuth(off.key),
@@ -334,7 +340,7 @@ describe('error tracking collector rate limit', () => {
   const count = async (projectId: number) =>
     (await t.api('GET', `/projects/${projectId}/error_tracking/errors`, { token: owner.token })).json<{ count: number }[]>();
 
-  it('answers 429 with Retry-After and X-Sentry-Rate-Limits over the per-project limit', async () => {
+  it('answers 429 with Retry-After and X-Sentry-Rate-Limits over the per-address limit of a key', async () => {
     const project = await createProject(t.app, owner);
     const p = await enableTracking(t, project.id, owner.token);
     const other = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
@@ -344,8 +350,8 @@ describe('error tracking collector rate limit', () => {
     const limited = await send(p);
     assert.equal(limited.statusCode, 429);
     assert.ok(Number(limited.headers['retry-after']) >= 1);
-    assert.match(String(limited.headers['x-sentry-rate-limits']), /^\d+::project$/);
-    assert.equal((await send(other)).statusCode, 200, 'the limit is per project');
+    assert.match(String(limited.headers['x-sentry-rate-limits']), /^\d+::key$/);
+    assert.equal((await send(other)).statusCode, 200, 'the limit is per key');
     assert.equal((await count(p.projectId))[0]?.count, 5, 'a refused event is not stored');
   });
 });

@@ -51,7 +51,7 @@ describe('scale-out: rate limits shared by two instances through Redis', () => {
       REDIS_URL: redisUrl as string,
       // Every run (and every test file) counts under its own keys in the shared Redis.
       REDIS_PREFIX: `basalt-test-${randomBytes(6).toString('hex')}:`,
-      RATE_LIMITS: 'api_authenticated=5/m,sign_in=3/m,alerts=4/m,collector=4/m',
+      RATE_LIMITS: 'api_authenticated=5/m,sign_in=3/m,alerts_project=4/m,collector_project=4/m',
     };
     a = await createTestApp({ env });
     b = await createTestApp({ sameDatabaseAs: a, env });
@@ -98,8 +98,8 @@ describe('scale-out: rate limits shared by two instances through Redis', () => {
       const res = await notify(t, integration.url, { title: 'Disk full' }, { key: integration.token });
       assert.equal(res.statusCode, 200, res.body);
     }
-    assertThrottled(await notify(b, integration.url, { title: 'Disk full' }, { key: integration.token }), 'alerts', 4, 5);
-    assertThrottled(await notify(a, integration.url, { title: 'Disk full' }, { key: integration.token }), 'alerts', 4, 6);
+    assertThrottled(await notify(b, integration.url, { title: 'Disk full' }, { key: integration.token }), 'alerts_project', 4, 5);
+    assertThrottled(await notify(a, integration.url, { title: 'Disk full' }, { key: integration.token }), 'alerts_project', 4, 6);
   });
 
   it('collector: the per-project limit counts events on both instances', { skip: needsRedis }, async () => {
@@ -109,7 +109,7 @@ describe('scale-out: rate limits shared by two instances through Redis', () => {
       post(t, storePath(project.id), JSON.stringify(exceptionEvent({})), { 'x-sentry-auth': sentryAuth(tracked.key) });
     for (const t of [a, b, b, a]) assert.equal((await store(t)).statusCode, 200);
     const refused = await store(b);
-    assertThrottled(refused, 'collector', 4, 5);
+    assertThrottled(refused, 'collector_project', 4, 5);
     assert.match(String(refused.headers['x-sentry-rate-limits']), /^\d+::project$/);
   });
 });

@@ -28,7 +28,14 @@ describe('RATE_LIMITS', () => {
   it('set but empty turns every limit off; unset keeps the defaults', () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'basalt-config-'));
     assert.deepEqual(loadConfig({ DATA_DIR: dataDir, RATE_LIMITS: '' }).rateLimits, {});
-    assert.deepEqual(Object.keys(loadConfig({ DATA_DIR: dataDir }).rateLimits).sort(), ['sign_in', 'user_code']);
+    assert.deepEqual(Object.keys(loadConfig({ DATA_DIR: dataDir }).rateLimits).sort(), [
+      'alerts',
+      'alerts_project',
+      'collector',
+      'collector_project',
+      'sign_in',
+      'user_code',
+    ]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { BadRequestError, ForbiddenError } from '../../infra/errors/index.js';
-import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import { enforceIngestionLimits, ingestionLimits, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import { AccessLevel } from '../projects/index.js';
 import type { AlertsDeps } from './alerts.deps.js';
 import { mapAlert, mapIntegration, mapSettings } from './alerts.presenter.js';
@@ -83,7 +83,9 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.DEVELOPER);
       const integration = await integrations.get(project, request.params.integration_id);
       if (integration.active !== 1) throw new ForbiddenError('The integration is not active');
-      await platform.limiter.enforce('alerts', `project:${project.id}`, platform.config.rateLimits.alerts);
+      // A test alert is an alert: it counts under the receiver's limits.
+      const limits = ingestionLimits(platform.config.rateLimits, 'alerts');
+      await enforceIngestionLimits(platform.limiter, 'alerts', limits, { address: request.ip, credential: integration.id }, project.id);
       return ingest.ingest(project, integration, testPayload(integration, request.body, platform.clock.now()));
     },
   );

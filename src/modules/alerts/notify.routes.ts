@@ -8,6 +8,7 @@ import {
   UnsupportedMediaTypeError,
   apiErrorHandler,
 } from '../../infra/errors/index.js';
+import { enforceIngestionLimits, ingestionLimits } from '../../infra/http/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import type { AlertsDeps } from './alerts.deps.js';
 import { PAYLOAD_LIMIT_BYTES } from './alerts.schemas.js';
@@ -68,17 +69,21 @@ function projectPath(params: Record<string, string>, segments: number): string {
  */
 export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Promise<void> {
   const { platform, targets, integrations, ingest } = deps;
+  const limits = ingestionLimits(platform.config.rateLimits, 'alerts');
 
   const authenticate = (kind: 'http' | 'prometheus', segments: number) => async (request: FastifyRequest) => {
     const params = request.params as Record<string, string>;
     const endpoint = kind === 'http' ? (params.endpoint ?? '').replace(/\.json$/, '') : null;
     const target = await targets.find(projectPath(params, segments), kind, endpoint);
-    if (!target) throw new NotFoundError('Project');
-    const { project, integration, settings } = target;
-    // Reference A3: unknown or inactive integration is 403, then a wrong or missing key is 401.
-    if (!integration || integration.active !== 1) throw new ForbiddenError();
+    // A project that does not exist or that an anonymous caller could not see answers every
+    // refusal as a wrong key does, so that the receiver cannot tell whether it exists (issue 18
+    // item 5). A public project keeps reference A3's order: unknown or inactive integration
+    // 403, then a wrong or missing key 401.
+    const integration = target?.integration?.active === 1 ? target.integration : undefined;
+    if (!target || !integration) throw target?.project.visibility === 'public' ? new ForbiddenError() : new UnauthorizedError();
+    const { project, settings } = target;
     if (!integrations.keyMatches(integration, alertKey(request))) throw new UnauthorizedError();
-    await platform.limiter.enforce('alerts', `project:${project.id}`, platform.config.rateLimits.alerts);
+    await enforceIngestionLimits(platform.limiter, 'alerts', limits, { address: request.ip, credential: integration.id }, project.id);
     const type = request.headers['content-type'];
     if (typeof type !== 'string' || !/^application\/json\s*(;|$)/i.test(type)) {
       throw new UnsupportedMediaTypeError('415 Unsupported Media Type - alerts must be sent as Content-Type: application/json');

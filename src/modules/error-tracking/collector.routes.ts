@@ -1,10 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { RateLimit } from '../../config/index.js';
 import { ForbiddenError, NotFoundError, TooManyRequestsError, UnauthorizedError } from '../../infra/errors/index.js';
-import { allowCors, answerPreflight, type ApiApp, type CorsRule } from '../../infra/http/index.js';
+import {
+  allowCors,
+  answerPreflight,
+  enforceIngestionLimits,
+  ingestionScope,
+  type ApiApp,
+  type CorsRule,
+  type IngestionLimits,
+  type RateLimiter,
+} from '../../infra/http/index.js';
 import { parseRef } from '../../infra/refs.js';
-import type { RateLimiter } from '../../infra/http/index.js';
 import type { ProjectsService } from '../projects/index.js';
 import { MAX_DECOMPRESSED_BYTES, decodeBody, parseFailure, parseStoreBody } from './collector.body.js';
 import { parseEnvelope, parseEnvelopeHeaders } from './envelope.js';
@@ -16,7 +23,7 @@ export interface CollectorDeps {
   ingestion: IngestionService;
   projects: ProjectsService;
   limiter: RateLimiter;
-  limit: RateLimit | undefined;
+  limits: IngestionLimits;
 }
 
 /**
@@ -76,38 +83,36 @@ function dsnKey(headers: Record<string, unknown>): string | undefined {
 }
 
 export function collectorRoutes(app: ApiApp, deps: CollectorDeps): void {
-  const { settings, ingestion, projects, limiter, limit } = deps;
+  const { settings, ingestion, projects, limiter, limits } = deps;
 
-  const projectIdOf = async (value: string): Promise<number> => {
+  /** The project id of the URL; `undefined` for a path that names no project. */
+  const projectIdOf = async (value: string): Promise<number | undefined> => {
     const ref = parseRef(value);
     if (ref.kind === 'id') return ref.id;
-    const found = await projects.findByRef(ref.path);
-    if (!found.row) throw new NotFoundError('Project');
-    return found.row.id;
+    return (await projects.findByRef(ref.path)).row?.id;
   };
 
-  /** Checks in the order of reference B3: project, setting, key. */
-  const admit = async (projectId: number, key: string | undefined): Promise<void> => {
-    const refusal = key ? await settings.authorize(projectId, key) : 'missing';
-    if (!refusal) return;
-    if (!(await projects.findById(projectId))) throw new NotFoundError('Project');
-    const setting = await settings.find(projectId);
+  /**
+   * Reference B3's checks (project, setting, key), answered so that a caller without a valid
+   * key learns nothing about a project it could not see: no key at all is a 403 (reference C2)
+   * before anything is looked up, and a project that does not exist, is not public, or has
+   * tracking off answers as a wrong key does, 401 with SPEC's body (issue 18 item 5). A public
+   * project, whose existence anyone may know, keeps the 404 for tracking off.
+   */
+  const admit = async (projectId: number | undefined, key: string | undefined): Promise<{ projectId: number; key: string }> => {
+    if (!key) throw new ForbiddenError('missing sentry_key');
+    const refusal = projectId === undefined ? 'unknown_key' : await settings.authorize(projectId, key);
+    if (!refusal && projectId !== undefined) return { projectId, key };
+    const project = projectId === undefined ? undefined : await projects.findById(projectId);
+    if (!project || project.visibility !== 'public') throw new UnauthorizedError();
+    const setting = await settings.find(project.id);
     if (refusal === 'disabled' || !setting || setting.active !== 1 || setting.integrated !== 1) throw new NotFoundError();
-    // No credential at all is a 403 (reference C2); a wrong one is a 401 with SPEC's exact body
-    // ("Errors": `{message: 401 Unauthorized}`, as on every other route).
-    if (refusal === 'missing') throw new ForbiddenError('missing sentry_key');
     throw new UnauthorizedError();
   };
 
-  /** RATE_LIMITS `collector` per project; SDKs read X-Sentry-Rate-Limits first (reference C6). */
-  const enforceLimit = async (projectId: number): Promise<void> => {
-    try {
-      await limiter.enforce('collector', `project:${projectId}`, limit);
-    } catch (error) {
-      if (error instanceof TooManyRequestsError) error.headers['x-sentry-rate-limits'] = `${error.headers['retry-after']}::project`;
-      throw error;
-    }
-  };
+  /** RATE_LIMITS `collector` (per address and key) and `collector_project`; SDKs read X-Sentry-Rate-Limits first (reference C6). */
+  const enforceLimits = (request: FastifyRequest, admitted: { projectId: number; key: string }): Promise<void> =>
+    enforceIngestionLimits(limiter, 'collector', limits, { address: request.ip, credential: admitted.key }, admitted.projectId);
 
   void app.register(async (scope: ApiApp) => {
     // SDKs send envelopes without a Content-Type, as text/plain, JSON or form types
@@ -117,6 +122,16 @@ export function collectorRoutes(app: ApiApp, deps: CollectorDeps): void {
     // Set first, so refusals (401, 403, 413, 429) are readable cross-origin too.
     scope.addHook('onRequest', (request, reply, done) => {
       allowCors(request, reply, CORS);
+      done();
+    });
+    // Every 429 here (a rate limit, a full project) tells the SDK what to hold back and for how
+    // long (reference C6: `retry_after:categories:scope`, empty categories meaning all).
+    scope.addHook('onError', (_request, _reply, error, done) => {
+      if (error instanceof TooManyRequestsError) {
+        const name = error.headers['ratelimit-name'];
+        const sentryScope = name && ingestionScope(name, 'collector') === 'sender' ? 'key' : 'project';
+        error.headers['x-sentry-rate-limits'] = `${error.headers['retry-after']}::${sentryScope}`;
+      }
       done();
     });
 
@@ -129,29 +144,28 @@ export function collectorRoutes(app: ApiApp, deps: CollectorDeps): void {
 
       scope.post(`${base}/store`, { schema: { params: Params }, config: { policy: { auth: 'none' } } }, async (request, reply) => {
         const body = rawBody(request.body);
-        const projectId = await projectIdOf(request.params.project_id);
-        await admit(projectId, requestKey(request));
-        await enforceLimit(projectId);
+        const admitted = await admit(await projectIdOf(request.params.project_id), requestKey(request));
+        await enforceLimits(request, admitted);
         const event = parseStoreBody(decodeBody(body, request.headers['content-encoding']));
-        const id = await ingestion.storeEvent(projectId, event, request.ip);
+        const id = await ingestion.storeEvent(admitted.projectId, event, request.ip);
         return reply.code(200).send({ id });
       });
 
       scope.post(`${base}/envelope`, { schema: { params: Params }, config: { policy: { auth: 'none' } } }, async (request, reply) => {
         const body = rawBody(request.body);
-        const projectId = await projectIdOf(request.params.project_id);
+        const projectRef = await projectIdOf(request.params.project_id);
         let key = requestKey(request);
         let decoded: Buffer | null = null;
         if (!key) {
           decoded = decodeBody(body, request.headers['content-encoding']);
           key = dsnKey(parseEnvelopeHeaders(decoded));
         }
-        await admit(projectId, key);
-        await enforceLimit(projectId);
+        const admitted = await admit(projectRef, key);
+        await enforceLimits(request, admitted);
         const envelope = parseEnvelope(decoded ?? decodeBody(body, request.headers['content-encoding']));
         const fromDsn = dsnKey(envelope.headers);
         if (fromDsn && fromDsn !== key) throw parseFailure('conflicting sentry_key values');
-        const id = await ingestion.storeEnvelope(projectId, envelope, request.ip);
+        const id = await ingestion.storeEnvelope(admitted.projectId, envelope, request.ip);
         return reply.code(200).send(id ? { id } : {});
       });
     }

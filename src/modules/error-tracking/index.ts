@@ -1,4 +1,4 @@
-import type { ApiApp } from '../../infra/http/index.js';
+import { ingestionLimits, type ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
 import type { IdentityModule } from '../identity/index.js';
 import type { ProjectsModule } from '../projects/index.js';
@@ -7,6 +7,7 @@ import { settingsRoutes } from './error-tracking.routes.js';
 import { errorsRoutes } from './errors.routes.js';
 import { ErrorsService } from './errors.service.js';
 import { IngestionService } from './ingestion.service.js';
+import { EventQuota } from './event-quota.js';
 import { errorPagesRoutes } from './pages.routes.js';
 import { registerRetentionJob } from './retention.jobs.js';
 import { errorPagePath, type ErrorTrackingDeps } from './route-deps.js';
@@ -39,7 +40,7 @@ export function createErrorTrackingModule(
     deps.projects.issues,
     (projectId, errorId) => `${config.externalUrl}${errorPagePath(projectId, errorId)}`,
   );
-  const ingestion = new IngestionService(platform.database.transact, clock);
+  const ingestion = new IngestionService(platform.database.transact, clock, new EventQuota(db, clock, config.errorTrackingMaxEvents));
   const retention = registerRetentionJob(db, jobs, clock, config.errorTrackingRetentionDays);
   const routeDeps: ErrorTrackingDeps = {
     platform,
@@ -60,7 +61,13 @@ export function createErrorTrackingModule(
       errorsRoutes(app, routeDeps);
     },
     rootRoutes: (app) => {
-      collectorRoutes(app, { settings, ingestion, projects: deps.projects.projects, limiter, limit: config.rateLimits.collector });
+      collectorRoutes(app, {
+        settings,
+        ingestion,
+        projects: deps.projects.projects,
+        limiter,
+        limits: ingestionLimits(config.rateLimits, 'collector'),
+      });
       errorPagesRoutes(app, { ...routeDeps, pageAuth: deps.identity.pageAuth });
       app.addHook('onReady', () => retention.schedule());
     },

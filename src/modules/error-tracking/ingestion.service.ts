@@ -3,6 +3,8 @@ import type { Transact } from '../../infra/db/index.js';
 import { parseFailure, parseJsonObject } from './collector.body.js';
 import type { Envelope } from './envelope.js';
 import { clean, normalizeEvent, normalizeEventId, type NormalizedEvent } from './event.js';
+import type { EventQuota } from './event-quota.js';
+import { trimEvent } from './event-trim.js';
 import { IngestionRepository } from './ingestion.repository.js';
 import { MAX_SESSION_UPDATES, mergeCounts, sessionAggregates, sessionUpdate, type SessionCount } from './sessions.js';
 
@@ -24,12 +26,15 @@ export class IngestionService {
   constructor(
     private readonly transact: Transact,
     private readonly clock: Clock,
+    /** Per-project bound on stored events; none in tests that build the service alone. */
+    private readonly quota?: EventQuota,
   ) {}
 
   /** A store body: one event. Returns the event id the SDK expects back. */
   async storeEvent(projectId: number, payload: Record<string, unknown>, clientIp: string): Promise<string> {
     const now = this.clock.now();
     const normalized = normalizeEvent(payload, { now, clientIp });
+    trimEvent(payload);
     await this.write(projectId, { event: { normalized, payload: serialize(payload) }, sessions: [] }, now);
     return normalized.eventId;
   }
@@ -46,7 +51,8 @@ export class IngestionService {
         const text = item.payload.toString('utf8');
         const payload = parseJsonObject(text, 'event item');
         const normalized = normalizeEvent(payload, { eventId: headerEventId ?? normalizeEventId(payload.event_id), now, clientIp });
-        batch.event = { normalized, payload: storable(text, payload) };
+        // Grouping above saw the event as sent; what is stored is trimmed (event-trim.ts).
+        batch.event = { normalized, payload: trimEvent(payload) ? serialize(payload) : storable(text, payload) };
       } else if (item.type === 'session' || item.type === 'sessions') {
         sessionItems += 1;
         if (sessionItems > MAX_SESSION_UPDATES) throw parseFailure(`an envelope carries at most ${MAX_SESSION_UPDATES} session items`);
@@ -67,8 +73,11 @@ export class IngestionService {
   }
 
   private async write(projectId: number, batch: Batch, now: number): Promise<void> {
+    // A full project refuses the whole request, its sessions too: a 429 says nothing was kept.
+    if (batch.event) await this.quota?.admit(projectId);
     try {
       await this.transaction(projectId, batch, now);
+      if (batch.event) this.quota?.stored(projectId);
     } catch (error) {
       // An event the error has stored before is an SDK retry: keep the first copy, count it
       // once, and still record the sessions that came with it.
