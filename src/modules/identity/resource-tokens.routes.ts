@@ -4,7 +4,13 @@ import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/inde
 import type { Platform } from '../../infra/platform.js';
 import { mapToken } from './identity.presenter.js';
 import * as S from './identity.schemas.js';
-import type { MembershipPort, ResourceKind, ResourceRef, ResourceTokensService } from './resource-tokens.service.js';
+import {
+  TOKEN_MANAGER_LEVEL,
+  type MembershipPort,
+  type ResourceKind,
+  type ResourceRef,
+  type ResourceTokensService,
+} from './resource-tokens.service.js';
 
 /** What the routes need from the projects module: its ProjectLookup fits. */
 export interface ResourceLookupPort {
@@ -19,8 +25,6 @@ export interface ResourceTokenRouteDeps {
   members: MembershipPort;
 }
 
-const MAINTAINER = 40;
-
 /** `rotate` is usually called with no body at all; read that as `{}`. */
 export async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
   request.body ??= {};
@@ -28,7 +32,8 @@ export async function emptyBodyAsObject(request: FastifyRequest): Promise<void> 
 
 /**
  * `/projects/:id/access_tokens` and `/groups/:id/access_tokens`: create, list, show, revoke,
- * rotate. Maintainers and owners manage them; what the caller cannot see is a 404.
+ * rotate. Project tokens need a Maintainer, group tokens an Owner (`TOKEN_MANAGER_LEVEL`); what
+ * the caller cannot see is a 404.
  */
 export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, members }: ResourceTokenRouteDeps): void {
   const now = () => platform.clock.now();
@@ -36,7 +41,8 @@ export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, me
   for (const kind of ['project', 'group'] as const satisfies readonly ResourceKind[]) {
     const base = `/${kind}s/:id/access_tokens`;
     const resolve = async (request: FastifyRequest, ref: string): Promise<ResourceRef> => {
-      const found = kind === 'project' ? await lookup.project(request, ref, MAINTAINER) : await lookup.group(request, ref, MAINTAINER);
+      const min = TOKEN_MANAGER_LEVEL[kind];
+      const found = kind === 'project' ? await lookup.project(request, ref, min) : await lookup.group(request, ref, min);
       service.checkAvailable(kind);
       return { kind, id: 'project' in found ? found.project.id : found.group.id, level: found.level };
     };
@@ -68,8 +74,10 @@ export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, me
     });
 
     app.delete(`${base}/:token_id`, { schema: { params: S.ResourceTokenParams }, config: policy }, async (request, reply) => {
+      const actor = request.actor;
+      if (!actor) throw new UnauthorizedError();
       const resource = await resolve(request, request.params.id);
-      await service.revoke(resource, await service.get(resource, request.params.token_id), members);
+      await service.revoke(actor, resource, await service.get(resource, request.params.token_id), members);
       return reply.code(204).send();
     });
 
@@ -78,7 +86,8 @@ export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, me
       { schema: { params: S.ResourceTokenParams, body: S.RotateTokenBody }, config: policy, preValidation: emptyBodyAsObject },
       async (request) => {
         const resource = await resolve(request, request.params.id);
-        const created = await service.rotate(await service.get(resource, request.params.token_id), request.body?.expires_at);
+        const row = await service.get(resource, request.params.token_id);
+        const created = await service.rotate(resource, row, request.body?.expires_at, members);
         return mapToken(created.row, now(), created.token);
       },
     );

@@ -28,7 +28,14 @@ export interface MembershipPort {
     projectIdForEvents: number | null,
     executor?: Executor,
   ): Promise<unknown>;
-  remove(kind: 'namespace' | 'project', sourceId: number, userId: number, projectIdForEvents: number | null): Promise<void>;
+  get(kind: 'namespace' | 'project', sourceId: number, userId: number): Promise<{ access_level: number }>;
+  remove(
+    actor: { userId: number; level: number },
+    kind: 'namespace' | 'project',
+    sourceId: number,
+    userId: number,
+    projectIdForEvents: number | null,
+  ): Promise<void>;
 }
 
 export interface ResourceTokenInput {
@@ -42,6 +49,11 @@ export interface ResourceTokenInput {
 export const RESOURCE_TOKEN_SCOPES = ['api', 'read_api', 'read_repository', 'write_repository'] as const;
 const LEVELS = [10, 20, 30, 40, 50];
 const DEFAULT_LEVEL = 40;
+/**
+ * The least role that manages a resource's tokens, as in the established product: Maintainers
+ * manage project tokens (up to their own level), only Owners manage group tokens.
+ */
+export const TOKEN_MANAGER_LEVEL: Readonly<Record<ResourceKind, number>> = { project: 40, group: 50 };
 
 const label = (kind: ResourceKind) => (kind === 'project' ? 'Project' : 'Group');
 const memberKind = (kind: ResourceKind) => (kind === 'project' ? 'project' : 'namespace');
@@ -112,20 +124,41 @@ export class ResourceTokensService {
     return row;
   }
 
+  /**
+   * Nobody acts on a token that holds more than they do: rotating hands over its secret, so a
+   * Maintainer rotating an Owner-level token would become Owner. What the token holds is the
+   * higher of its recorded level and its bot's membership (which an Owner may have changed).
+   */
+  private async checkHolds(resource: ResourceRef, row: TokenRow, members: MembershipPort): Promise<void> {
+    const membership = await members.get(memberKind(resource.kind), resource.id, row.user_id).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    });
+    if (Math.max(row.access_level ?? 0, membership?.access_level ?? 0) > resource.level) throw new ForbiddenError();
+  }
+
   /** Revokes the token and takes its bot out of the project or group. */
-  async revoke(resource: ResourceRef, row: TokenRow, members: MembershipPort): Promise<void> {
+  async revoke(actor: Actor, resource: ResourceRef, row: TokenRow, members: MembershipPort): Promise<void> {
+    await this.checkHolds(resource, row, members);
     // Revoking twice changes nothing; a rotated (revoked) token's bot still serves its successor.
     if (row.revoked === 1) return;
     await this.tokens.revoke(row);
     await members
-      .remove(memberKind(resource.kind), resource.id, row.user_id, resource.kind === 'project' ? resource.id : null)
+      .remove(
+        { userId: actor.user.id, level: resource.level },
+        memberKind(resource.kind),
+        resource.id,
+        row.user_id,
+        resource.kind === 'project' ? resource.id : null,
+      )
       .catch((error: unknown) => {
         // A bot whose membership is already gone needs nothing more.
         if (!(error instanceof NotFoundError)) throw error;
       });
   }
 
-  async rotate(row: TokenRow, expiresAt: string | null | undefined): Promise<CreatedToken> {
+  async rotate(resource: ResourceRef, row: TokenRow, expiresAt: string | null | undefined, members: MembershipPort): Promise<CreatedToken> {
+    await this.checkHolds(resource, row, members);
     if (row.revoked === 1) throw new BadRequestError('400 Bad request - Token already revoked');
     return this.tokens.rotate(row, expiresAt);
   }

@@ -163,14 +163,21 @@ export class MembersRepository {
     await this.db.deleteFrom('members').where('source_kind', '=', kind).where('source_id', '=', sourceId).execute();
   }
 
-  async countOwners(kind: SourceKind, sourceId: number): Promise<number> {
-    const row = await this.db
+  /** Up to `limit` owners of a group who can act: active, human, membership unexpired. */
+  async actingOwnerIds(namespaceId: number, now: number, limit: number): Promise<number[]> {
+    const rows = await this.db
       .selectFrom('members')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('source_kind', '=', kind)
-      .where('source_id', '=', sourceId)
-      .where('access_level', '=', 50)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+      .innerJoin('users', 'users.id', 'members.user_id')
+      .select('members.user_id')
+      .where('members.source_kind', '=', 'namespace')
+      .where('members.source_id', '=', namespaceId)
+      .where('members.access_level', '=', 50)
+      .where((eb) => eb.or([eb('members.expires_at', 'is', null), eb('members.expires_at', '>', now)]))
+      .where('users.state', '=', 'active')
+      .where('users.bot', '=', 0)
+      .orderBy('members.user_id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.user_id);
   }
 }

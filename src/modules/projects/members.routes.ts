@@ -112,7 +112,13 @@ export function membersRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
         const actor = requireActor(request);
         // Anyone may leave; removing someone else needs the managing level.
         const source = await find(request, request.params.id, request.params.user_id === actor.user.id ? 0 : manage);
-        await members.remove(source.kind, source.id, request.params.user_id, source.projectId);
+        await members.remove(
+          { userId: actor.user.id, level: source.level },
+          source.kind,
+          source.id,
+          request.params.user_id,
+          source.projectId,
+        );
         return reply.code(204).send();
       },
     );

@@ -12,12 +12,22 @@ export interface MemberInput {
   expires_at?: string | null | undefined;
 }
 
-function parseExpiry(value: string | null | undefined): number | null {
+/** A membership ends at the start of its `expires_at` day (UTC), so that day must still be ahead. */
+function parseExpiry(value: string | null | undefined, now: number): number | null {
   if (!value) return null;
   const ms = Date.parse(`${value}T00:00:00Z`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(ms)) throw ValidationError.field('expires_at', 'is invalid');
+  if (ms <= now) throw ValidationError.field('expires_at', 'must be in the future');
   return ms;
 }
+
+/** Who acts on a membership: their user id, and their effective level where it is (admins: Owner). */
+export interface MemberActor {
+  readonly userId: number;
+  readonly level: number;
+}
+
+const LAST_OWNER = '400 Bad request - A group must have at least one owner';
 
 /** Memberships of groups (`namespace`) and projects, with the events they produce. */
 export class MembersService {
@@ -45,10 +55,11 @@ export class MembersService {
     // Nobody grants more than they hold (an owner may add owners).
     if (input.access_level > actorLevel) throw new ForbiddenError();
     const now = this.clock.now();
+    const expiresAt = parseExpiry(input.expires_at, now);
     const run = async (trx: Executor) => {
       const row = await this.members
         .withExecutor(trx)
-        .insert(kind, sourceId, input.user_id, input.access_level, actor.user.id, parseExpiry(input.expires_at), now);
+        .insert(kind, sourceId, input.user_id, input.access_level, actor.user.id, expiresAt, now);
       await this.bus.publish(
         {
           type: 'member_joined',
@@ -86,24 +97,21 @@ export class MembersService {
   ): Promise<MemberRow> {
     if (!(MEMBER_LEVELS as readonly number[]).includes(accessLevel))
       throw ValidationError.field('access_level', 'is not included in the list');
+    // Nobody grants more than they hold, nor changes someone who holds more (up or down).
     if (accessLevel > actorLevel) throw new ForbiddenError();
+    const now = this.clock.now();
+    const expiry = expiresAt === undefined ? undefined : parseExpiry(expiresAt, now);
     const row = await this.get(kind, sourceId, userId);
-    if (
-      row.access_level === AccessLevel.OWNER &&
-      accessLevel < AccessLevel.OWNER &&
-      kind === 'namespace' &&
-      (await this.members.countOwners(kind, sourceId)) <= 1
-    ) {
-      throw new BadRequestError('400 Bad request - A group must have at least one owner');
-    }
-    return this.members.updateLevel(row.id, accessLevel, expiresAt === undefined ? undefined : parseExpiry(expiresAt), this.clock.now());
+    if (row.access_level > actorLevel) throw new ForbiddenError();
+    if (accessLevel < AccessLevel.OWNER && (await this.isLastOwner(row))) throw new BadRequestError(LAST_OWNER);
+    return this.members.updateLevel(row.id, accessLevel, expiry, now);
   }
 
-  async remove(kind: SourceKind, sourceId: number, userId: number, projectIdForEvents: number | null): Promise<void> {
+  /** Anyone may leave; removing someone else needs at least the level they hold. */
+  async remove(actor: MemberActor, kind: SourceKind, sourceId: number, userId: number, projectIdForEvents: number | null): Promise<void> {
     const row = await this.get(kind, sourceId, userId);
-    if (row.access_level === AccessLevel.OWNER && kind === 'namespace' && (await this.members.countOwners(kind, sourceId)) <= 1) {
-      throw new BadRequestError('400 Bad request - A group must have at least one owner');
-    }
+    if (userId !== actor.userId && row.access_level > actor.level) throw new ForbiddenError();
+    if (await this.isLastOwner(row)) throw new BadRequestError(LAST_OWNER);
     const now = this.clock.now();
     await this.db.transaction().execute(async (trx) => {
       await this.members.withExecutor(trx).delete(row.id);
@@ -112,6 +120,18 @@ export class MembersService {
         trx,
       );
     });
+  }
+
+  /**
+   * Whether this membership is the group's only owner that can act: active (not blocked),
+   * unexpired and human. A blocked, expired or bot owner keeps no group in hand, so it does
+   * not count, and taking one away is never refused. Projects have no such rule: their owner
+   * is their namespace (the personal namespace's user, or the group's owners).
+   */
+  private async isLastOwner(row: MemberRow): Promise<boolean> {
+    if (row.source_kind !== 'namespace' || row.access_level !== AccessLevel.OWNER) return false;
+    const owners = await this.members.actingOwnerIds(row.source_id, this.clock.now(), 2);
+    return owners.length === 1 && owners[0] === row.user_id;
   }
 
   list(kind: SourceKind, sourceIds: readonly number[], limit: number, offset: number) {
