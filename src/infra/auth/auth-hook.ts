@@ -7,6 +7,7 @@ import { isTokenCredential, type Actor } from './actor.js';
 import { bearerToken, header, jobTokenValue, oauthStyleToken, privateToken, sudoValue } from './credentials.js';
 import { acceptedScopes, type RoutePolicy } from './policy.js';
 import type { ResolvedToken, ResolverRegistry } from './resolvers.js';
+import { authenticateToken, TokenRefusal, type TokenActor } from './token-auth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,7 +24,6 @@ export interface AuthDeps {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const OAUTH_PREFIX = 'bso_';
 const PERSONAL_PREFIX = 'bsp_';
 const JOB_PREFIX = 'bsj_';
 
@@ -35,19 +35,20 @@ export function createAuthHook(deps: AuthDeps) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const policy = request.routeOptions.config.policy;
     if (!policy || policy.auth === 'none') return;
-    let found: Found | null = null;
+    let found: Found | null;
     try {
       found = await findCredential(deps, request, policy);
-      if (found?.token) validateToken(deps, found.token);
     } catch (error) {
-      if (error instanceof InvalidTokenError && error.reason === 'revoked') await revokeReplayedFamily(deps, request, found?.token);
+      const refusal = error instanceof TokenRefusal ? error : null;
+      if (refusal?.reason === 'revoked') await revokeReplayedFamily(deps, request, refusal.token);
       // A failed credential is an unauthenticated request: it counts against the IP's limit,
-      // so guessing tokens is throttled like any anonymous traffic (reference §3.6).
-      await enforceApiLimits(deps, request, null);
-      throw error;
+      // so guessing tokens is throttled like any anonymous traffic (reference §3.6). A blocked
+      // user's token is refused as its sessions and jobs are, before any limit.
+      if (refusal?.reason !== 'blocked') await enforceApiLimits(deps, request, null);
+      throw refusal ? apiRefusal(refusal) : error;
     }
     let actor = found?.actor ?? null;
-    if (actor && actor.user.state === 'blocked') throw new ForbiddenError('Your account has been blocked.');
+    if (actor && actor.user.state === 'blocked') throw blocked();
 
     const sudo = sudoValue(request);
     if (sudo !== undefined) {
@@ -65,10 +66,8 @@ export function createAuthHook(deps: AuthDeps) {
   };
 }
 
-interface Found {
-  actor: Actor;
-  token: ResolvedToken | null;
-}
+/** A job token or session has no `token`; an access or OAuth token is a TokenActor. */
+type Found = TokenActor | { actor: Actor; token: null };
 
 async function findCredential(deps: AuthDeps, request: FastifyRequest, policy: RoutePolicy): Promise<Found | null> {
   const resolvers = deps.resolvers.current;
@@ -90,18 +89,18 @@ async function findCredential(deps: AuthDeps, request: FastifyRequest, policy: R
     }
   }
 
+  // The OAuth-style string is tried as an OAuth token; if none matches, the PAT string follows (§1.2).
   const oauthSecret = oauthStyleToken(request);
-  // The prefix says which table a token lives in, so a token costs one indexed lookup.
-  if (oauthSecret !== undefined && !oauthSecret.startsWith(PERSONAL_PREFIX) && resolvers.oauthToken) {
-    const token = await resolvers.oauthToken(oauthSecret);
-    if (token) return { actor: actorFromToken(token), token };
+  if (oauthSecret !== undefined && !oauthSecret.startsWith(PERSONAL_PREFIX)) {
+    const token = await authenticateToken(deps, oauthSecret, 'oauth');
+    if (token) return token;
   }
 
   const patSecret = privateToken(request);
   if (patSecret !== undefined) {
-    const token = patSecret.startsWith(OAUTH_PREFIX) || !resolvers.accessToken ? null : await resolvers.accessToken(patSecret);
+    const token = await authenticateToken(deps, patSecret, 'access');
     if (!token) throw new UnauthorizedError();
-    return { actor: actorFromToken(token), token };
+    return token;
   }
 
   if (policy.session !== false && resolvers.session) {
@@ -114,18 +113,6 @@ async function findCredential(deps: AuthDeps, request: FastifyRequest, policy: R
   return null;
 }
 
-function actorFromToken(token: ResolvedToken): Actor {
-  return {
-    user: token.user,
-    credential: {
-      kind: token.kind,
-      id: token.id,
-      scopes: token.scopes,
-      ...(token.applicationUid ? { applicationUid: token.applicationUid } : {}),
-    },
-  };
-}
-
 /** The rotation routes of personal, project and group tokens (reference §1.3). */
 const ROTATION_PATH = /^\/api\/v4\/(?:personal_access_tokens|(?:projects|groups)\/[^/?]+\/access_tokens)\/(?:\d+|self)\/rotate(?:\?|$)/;
 
@@ -134,16 +121,25 @@ const ROTATION_PATH = /^\/api\/v4\/(?:personal_access_tokens|(?:projects|groups)
  * secret used again, by its owner's stale copy or by whoever took it: the family it belongs to
  * is revoked before the request is refused (reference §1.3). Only refusals come here.
  */
-async function revokeReplayedFamily(deps: AuthDeps, request: FastifyRequest, token: ResolvedToken | null | undefined): Promise<void> {
-  if (token && ROTATION_PATH.test(request.url)) await deps.resolvers.current.revokedTokenReplayed?.(token.kind, token.id);
+async function revokeReplayedFamily(deps: AuthDeps, request: FastifyRequest, token: ResolvedToken): Promise<void> {
+  if (ROTATION_PATH.test(request.url)) await deps.resolvers.current.revokedTokenReplayed?.(token.kind, token.id);
 }
 
-/** AccessTokenValidationService order: expired, revoked, (scope), impersonation disabled. */
-function validateToken(deps: AuthDeps, token: ResolvedToken): void {
-  if (token.expiresAt !== null && token.expiresAt <= deps.clock.now()) throw InvalidTokenError.expired();
-  if (token.revoked) throw InvalidTokenError.revoked();
-  if (token.kind === 'impersonation_token' && !deps.config.impersonationEnabled) throw InvalidTokenError.impersonationDisabled();
+/** The API's answer to a refused token (reference §1.4). */
+function apiRefusal(refusal: TokenRefusal): InvalidTokenError | ForbiddenError {
+  switch (refusal.reason) {
+    case 'expired':
+      return InvalidTokenError.expired();
+    case 'revoked':
+      return InvalidTokenError.revoked();
+    case 'impersonation_disabled':
+      return InvalidTokenError.impersonationDisabled();
+    case 'blocked':
+      return blocked();
+  }
 }
+
+const blocked = () => new ForbiddenError('Your account has been blocked.');
 
 /** Sudo checks in the order of reference §1.8. */
 async function applySudo(deps: AuthDeps, actor: Actor | null, token: ResolvedToken | null, value: string): Promise<Actor> {
@@ -155,6 +151,8 @@ async function applySudo(deps: AuthDeps, actor: Actor | null, token: ResolvedTok
   if (!token.scopes.includes('sudo')) throw new InsufficientScopeError(['sudo']);
   const target = deps.resolvers.current.userByIdOrUsername ? await deps.resolvers.current.userByIdOrUsername(value) : null;
   if (!target) throw new NotFoundMessageError(`404 User with ID or username '${value}' Not Found`);
+  // The request acts as the target: a blocked user may not act, whoever asks for it.
+  if (target.state === 'blocked') throw blocked();
   return { user: target, credential: actor.credential, sudoer: actor.user };
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { basicCredentials, type Actor, type ResolvedToken } from '../../infra/auth/index.js';
+import { authenticateToken, basicCredentials, TokenRefusal, type Actor, type TokenActor } from '../../infra/auth/index.js';
 import type { Platform } from '../../infra/platform.js';
 import { toActorUser, type UsersService } from '../identity/index.js';
 import { GitHttpError } from './smart-http.errors.js';
@@ -47,41 +47,31 @@ export class GitAuthenticator {
       return { login, actor: { user: job.user, credential: { kind: 'job_token', id: job.id, scopes: null, projectId: job.projectId } } };
     }
 
-    const token = await this.findToken(password);
-    if (token) {
-      this.checkToken(token);
-      resolvers.tokenUsed?.(token.kind, token.id);
-      return {
-        login,
-        actor: {
-          user: token.user,
-          credential: {
-            kind: token.kind,
-            id: token.id,
-            scopes: token.scopes,
-            ...(token.applicationUid ? { applicationUid: token.applicationUid } : {}),
-          },
-        },
-      };
+    const found = await this.tokenActor(password);
+    if (found) {
+      resolvers.tokenUsed?.(found.token.kind, found.token.id);
+      return { login, actor: found.actor };
     }
     return { login, actor: await this.passwordActor(request, login, password) };
   }
 
-  private async findToken(secret: string): Promise<ResolvedToken | null> {
-    const { accessToken, oauthToken } = this.platform.resolvers.current;
-    // The prefix names the table (DESIGN.md §4), so each secret costs one lookup.
-    if (secret.startsWith('bso_')) return oauthToken ? oauthToken(secret) : null;
-    const found = accessToken ? await accessToken(secret) : null;
-    if (found || secret.startsWith('bsp_')) return found;
-    return oauthToken ? oauthToken(secret) : null;
-  }
-
-  private checkToken(token: ResolvedToken): void {
-    const { clock, config } = this.platform;
-    if (token.expiresAt !== null && token.expiresAt <= clock.now()) throw GitHttpError.unauthorized('Your token has expired.');
-    if (token.revoked) throw GitHttpError.unauthorized('Your token has been revoked.');
-    if (token.kind === 'impersonation_token' && !config.impersonationEnabled) throw GitHttpError.unauthorized();
-    refuseBlocked(token.user);
+  /** The API's validator (infra/auth), its refusals in git's words. */
+  private async tokenActor(secret: string): Promise<TokenActor | null> {
+    try {
+      return await authenticateToken(this.platform, secret, 'any');
+    } catch (error) {
+      if (!(error instanceof TokenRefusal)) throw error;
+      switch (error.reason) {
+        case 'expired':
+          throw GitHttpError.unauthorized('Your token has expired.');
+        case 'revoked':
+          throw GitHttpError.unauthorized('Your token has been revoked.');
+        case 'impersonation_disabled':
+          throw GitHttpError.unauthorized();
+        case 'blocked':
+          throw GitHttpError.forbidden(BLOCKED);
+      }
+    }
   }
 
   /**
@@ -103,9 +93,11 @@ export class GitAuthenticator {
   }
 }
 
+const BLOCKED = 'Your account has been blocked.';
+
 /** Every credential of a blocked user is refused with 403, like the API's auth hook does. */
 function refuseBlocked(user: { state: string }): void {
-  if (user.state === 'blocked') throw GitHttpError.forbidden('Your account has been blocked.');
+  if (user.state === 'blocked') throw GitHttpError.forbidden(BLOCKED);
 }
 
 /** Whether the credential's scopes allow this git operation (sessions and job tokens are unscoped). */
