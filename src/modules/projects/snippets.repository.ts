@@ -1,6 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../infra/db/index.js';
 import type { SnippetsTable } from '../../infra/db/tables/core.js';
+import { memberNamespaceIds, memberProjectIds, personalNamespaceIds, type ListScope } from './scopes.js';
 
 export type SnippetRow = Selectable<SnippetsTable>;
 
@@ -44,8 +45,46 @@ export class SnippetsRepository {
     return this.db.selectFrom('snippets').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async list(filter: { projectId?: number | null; authorId?: number; visibilities?: string[] }, limit: number, offset: number) {
+  /** `scope`: project snippets only where the caller may see them (SnippetsService.canSee, in SQL). */
+  async list(
+    filter: { projectId?: number | null; authorId?: number; visibilities?: string[]; scope?: ListScope },
+    limit: number,
+    offset: number,
+  ) {
     let query = this.db.selectFrom('snippets');
+    const scope = filter.scope;
+    if (scope && !scope.unrestricted) {
+      const { visibilities, memberId, now } = scope;
+      const projects = () => this.db.selectFrom('projects as p').select('p.id');
+      query = query.where((eb) =>
+        eb.or([
+          eb('project_id', 'is', null),
+          ...(memberId !== null
+            ? [
+                eb(
+                  'project_id',
+                  'in',
+                  projects().where((pe) =>
+                    pe.or([
+                      pe('p.namespace_id', 'in', memberNamespaceIds(this.db, memberId, now)),
+                      pe('p.namespace_id', 'in', personalNamespaceIds(this.db, memberId)),
+                      pe('p.id', 'in', memberProjectIds(this.db, memberId, now)),
+                    ]),
+                  ),
+                ),
+              ]
+            : []),
+          ...(visibilities.length
+            ? [
+                eb.and([
+                  eb('visibility', 'in', [...visibilities]),
+                  eb('project_id', 'in', projects().where('p.visibility', 'in', [...visibilities])),
+                ]),
+              ]
+            : []),
+        ]),
+      );
+    }
     if (filter.projectId === null) query = query.where('project_id', 'is', null);
     else if (filter.projectId !== undefined) query = query.where('project_id', '=', filter.projectId);
     if (filter.authorId !== undefined) query = query.where('author_id', '=', filter.authorId);

@@ -25,7 +25,9 @@ export function snippetsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.get('/snippets', { schema: { querystring: S.PageQuery }, config: { policy: { auth: 'required' } } }, async (request, reply) => {
     const page = pageOf(request.query);
-    const { rows, total } = await snippets.list({ authorId: requireActor(request).user.id }, page.limit, page.offset);
+    const actor = requireActor(request);
+    // The caller's snippets, less those of projects it can no longer see (a removed author's).
+    const { rows, total } = await snippets.list({ authorId: actor.user.id, scope: access.listScope(actor) }, page.limit, page.offset);
     const byId = await users.mapByIds(rows.map((s) => s.author_id));
     setPaginationHeaders(request, reply, page, total, base);
     return Promise.all(

@@ -80,16 +80,23 @@ export class SnippetsService {
     return snippet;
   }
 
+  /**
+   * Access to a project snippet is decided by the project first (its visibility and the caller's
+   * membership), never by authorship: an author removed from the project loses its snippets with
+   * the project. Only a personal snippet is its author's by authorship alone.
+   */
   async canSee(
     actor: Actor | null,
     snippet: SnippetRow,
     projectLevel: (projectId: number) => Promise<{ level: number; visible: boolean }>,
   ): Promise<boolean> {
-    if (actor?.user.isAdmin || (actor && snippet.author_id === actor.user.id)) return true;
+    if (actor?.user.isAdmin) return true;
     if (snippet.project_id !== null) {
       const { level, visible } = await projectLevel(snippet.project_id);
       if (!visible) return false;
       if (level >= AccessLevel.GUEST) return true;
+    } else if (actor && snippet.author_id === actor.user.id) {
+      return true;
     }
     return snippet.visibility === 'public' || (snippet.visibility === 'internal' && actor !== null);
   }
@@ -98,13 +105,18 @@ export class SnippetsService {
     return this.snippets.findById(id);
   }
 
-  list(filter: { projectId?: number | null; authorId?: number; visibilities?: string[] }, limit: number, offset: number) {
+  list(filter: Parameters<SnippetsRepository['list']>[0], limit: number, offset: number) {
     return this.snippets.list(filter, limit, offset);
   }
 
-  /** Who may change a snippet (here and through its git repository): its author, a Maintainer of its project, an admin. */
+  /**
+   * Who may change a snippet it can see (here and through its git repository): an admin, a
+   * Maintainer of its project, or its author — of a project snippet only while still a member,
+   * since authorship adds the right to edit on top of access to the project, never in its place.
+   */
   canModify(actor: Actor, snippet: SnippetRow, level: number): boolean {
-    return snippet.author_id === actor.user.id || level >= AccessLevel.MAINTAINER || actor.user.isAdmin;
+    if (actor.user.isAdmin || level >= AccessLevel.MAINTAINER) return true;
+    return snippet.author_id === actor.user.id && (snippet.project_id === null || level >= AccessLevel.GUEST);
   }
 
   async remove(actor: Actor, snippet: SnippetRow, level: number): Promise<void> {
