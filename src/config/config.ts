@@ -46,6 +46,8 @@ export interface Config {
   readonly rateLimits: Readonly<Partial<Record<RateLimitName, RateLimit>>>;
   readonly secretKeyBase: string;
   readonly impersonationEnabled: boolean;
+  /** Longest life (days) of a new personal, impersonation, project or group token (the established product's 365). */
+  readonly maxAccessTokenLifetimeDays: number;
   /** Largest request body accepted anywhere, in bytes. */
   readonly bodyLimit: number;
   readonly logLevel: string;
@@ -312,6 +314,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const rateLimits = parseRateLimits(env.RATE_LIMITS ?? DEFAULT_RATE_LIMITS, problems);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY, problems);
   const impersonationEnabled = parseBoolean(env, 'BASALT_IMPERSONATION_ENABLED', true, problems);
+  const maxAccessTokenLifetimeDays = parseInteger(env, 'MAX_ACCESS_TOKEN_LIFETIME_DAYS', 365, 1, 3650, problems);
   const bodyLimit = parseInteger(env, 'BODY_LIMIT', 1024 * 1024, 1024, 512 * 1024 * 1024, problems);
   const workers = parseInteger(env, 'WORKERS', 1, 1, 64, problems);
   const runJobs = parseBoolean(env, 'RUN_JOBS', true, problems);
@@ -350,6 +353,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateLimits: Object.freeze(rateLimits),
     secretKeyBase,
     impersonationEnabled,
+    maxAccessTokenLifetimeDays,
     bodyLimit,
     logLevel,
     trustProxy,

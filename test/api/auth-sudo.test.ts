@@ -21,7 +21,9 @@ describe('Sudo (SPEC "Authentication")', () => {
     t = await createTestApp({ manualClock: true });
     alice = await createUser(t.app, { username: 'Alice_Sudo' });
     plain = await createUser(t.app);
-    plainWithSudo = await createUser(t.app, { scopes: ['api', 'sudo'] });
+    // Only an administrator's token gets `sudo` (issue 18); one demoted since still holds it.
+    plainWithSudo = await createUser(t.app, { admin: true, scopes: ['api', 'sudo'] });
+    assert.equal((await t.api('PUT', `/users/${plainWithSudo.user.id}`, { body: { admin: false } })).statusCode, 200);
     adminWithoutSudo = await createUser(t.app, { admin: true, scopes: ['api'] });
   });
   after(() => t.close());

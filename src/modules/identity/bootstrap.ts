@@ -37,7 +37,7 @@ export async function bootstrapRoot(platform: Platform, users: UsersService, tok
       root.id,
       'personal',
       { name: 'BASALT_ROOT_TOKEN', scopes: ROOT_TOKEN_SCOPES },
-      { createdById: root.id, secret: config.rootToken },
+      { createdById: root.id, secret: config.rootToken, operatorToken: true },
     );
   }
 }

@@ -7,7 +7,7 @@ import { mapToken, mapUser, mapUserBasic, mapUserPublic, mapUserWithAdmin } from
 import * as S from './identity.schemas.js';
 import { emptyBodyAsObject } from './resource-tokens.routes.js';
 import type { TokenRow } from './tokens.repository.js';
-import { TABLE_TOKEN_CREDENTIALS, type TokensService } from './tokens.service.js';
+import type { TokensService } from './tokens.service.js';
 import type { UserRow } from './users.repository.js';
 import type { UsersService } from './users.service.js';
 
@@ -31,14 +31,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
     if (viewer?.user.id === user.id) return mapUserPublic(user, base);
     return mapUser(user, base, viewer?.user ?? null);
   };
-  const ownTokenOr404 = async (id: number | 'self', actor: Actor): Promise<TokenRow> => {
-    // `self` is the token presented, so only a credential kept in the token table has one: the id
-    // of a session, an OAuth token or a job is a row of another table and names no token here.
-    if (id === 'self' && !TABLE_TOKEN_CREDENTIALS.has(actor.credential.kind)) throw new NotFoundError('Personal Access Token');
-    const row = await tokens.findById(id === 'self' ? actor.credential.id : id);
-    if (!row || (row.user_id !== actor.user.id && !actor.user.isAdmin)) throw new NotFoundError('Personal Access Token');
-    return row;
-  };
+  const ownTokenOr404 = (id: number | 'self', actor: Actor): Promise<TokenRow> => tokens.getManageable(actor, id);
 
   // The caller's own row lives a few seconds in users.getOwn; its JSON and ETag are built
   // once per row and view, so a client polling /user gets the same bytes without redoing them.
@@ -121,8 +114,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
     '/user/personal_access_tokens',
     { schema: { body: S.CreateTokenBody }, config: { policy: { auth: 'required' } } },
     async (request, reply) => {
-      const actor = actorOf(request);
-      const created = await tokens.create(actor.user.id, 'personal', request.body, { createdById: actor.user.id });
+      const created = await tokens.createOwn(actorOf(request), request.body);
       return reply.code(201).send(mapToken(created.row, now(), created.token));
     },
   );

@@ -57,7 +57,7 @@ export function createIdentityModule(platform: Platform): IdentityModule {
     maxLifetimeMs: config.sessionMaxLifetimeDays * 86_400_000,
   });
   const users = new UsersService(db, clock, platform.bus, sessions);
-  const tokens = new TokensService(db, clock);
+  const tokens = new TokensService(db, clock, config.maxAccessTokenLifetimeDays);
   const pageAuth = new PageAuth(sessions, config);
   const signIn = new SignInService(users, sessions, platform.limiter, config.rateLimits.sign_in);
   const resourceTokens = new ResourceTokensService(db, users, tokens, config, clock);

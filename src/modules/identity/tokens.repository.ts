@@ -85,6 +85,11 @@ export class TokensRepository {
     return { token, user: { id: token.user_id, username: u_username, is_admin: u_is_admin, state: u_state, bot: u_bot } };
   }
 
+  async ownerIsAdmin(userId: number): Promise<boolean> {
+    const row = await this.db.selectFrom('users').select('is_admin').where('id', '=', userId).executeTakeFirst();
+    return row?.is_admin === 1;
+  }
+
   findById(id: number): Promise<TokenRow | undefined> {
     return this.db.selectFrom('personal_access_tokens').selectAll().where('id', '=', id).executeTakeFirst();
   }

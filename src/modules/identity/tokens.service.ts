@@ -1,8 +1,8 @@
 import type { Clock } from '../../infra/clock.js';
 import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js';
 import { EpochCache, type Database, type Executor } from '../../infra/db/index.js';
-import { API_SCOPES, type CredentialKind, type ResolvedToken } from '../../infra/auth/index.js';
-import { NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
+import { API_SCOPES, type Actor, type CredentialKind, type ResolvedToken } from '../../infra/auth/index.js';
+import { ForbiddenError, NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
 import { TokensRepository, type TokenKind, type TokenListFilter, type TokenRow } from './tokens.repository.js';
 import { toActorUser } from './users.service.js';
 
@@ -19,6 +19,12 @@ export interface CreatedToken {
   token: string;
 }
 
+const DAY_MS = 86_400_000;
+/** Rotation without `expires_at` gives a week, as the established product does. */
+const ROTATION_DAYS = 7;
+/** Scopes a token may carry only when its owner is an administrator (reference §1.5 `ADMIN_SCOPES`). */
+const ADMIN_SCOPES: readonly string[] = ['sudo', 'admin_mode'];
+const USER_SCOPES = API_SCOPES.filter((s) => !ADMIN_SCOPES.includes(s));
 const CACHE_TTL_MS = 5_000;
 const CACHE_MAX = 10_000;
 const TOUCH_INTERVAL_MS = 60_000;
@@ -29,6 +35,8 @@ const KIND_TO_CREDENTIAL: Record<TokenKind, CredentialKind> = {
   project: 'project_token',
   group: 'group_token',
 };
+/** The credentials that are the user's own, which may mint the user a personal token. */
+const OWN_CREDENTIALS: ReadonlySet<CredentialKind> = new Set<CredentialKind>(['personal_token', 'session']);
 /** The credentials whose row is in this module's token table (what `/personal_access_tokens/self` may name). */
 export const TABLE_TOKEN_CREDENTIALS: ReadonlySet<CredentialKind> = new Set(Object.values(KIND_TO_CREDENTIAL));
 
@@ -43,6 +51,9 @@ export function parseExpiry(value: string | null | undefined, now: number, messa
   if (ms <= now) messages.expires_at = ['must be in the future'];
   return ms;
 }
+
+/** `YYYY-MM-DD` of the instant `days` days after `now` (UTC). */
+const dateAfter = (now: number, days: number) => new Date(now + days * DAY_MS).toISOString().slice(0, 10);
 
 export function validateScopes(scopes: readonly string[], allowed: readonly string[], messages: ValidationMessages): void {
   if (scopes.length === 0) messages.scopes = ["can't be blank"];
@@ -65,9 +76,22 @@ export class TokensService {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    /** MAX_ACCESS_TOKEN_LIFETIME_DAYS: no new token lives longer. */
+    private readonly maxLifetimeDays: number,
   ) {
     this.tokens = new TokensRepository(db);
     this.resolved = new EpochCache({ db, epochs: ['credentials'], clock, ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX });
+  }
+
+  /**
+   * A user's own new personal token. Only the user's own credentials mint one: an OAuth token
+   * (lent to an application), an impersonation token (an administrator's, which impersonation
+   * being turned off must end) and a bot's token would otherwise outlive their revocation as a
+   * token of the user's. Sudo mints with the administrator's own token, which qualifies.
+   */
+  createOwn(actor: Actor, input: CreateTokenInput): Promise<CreatedToken> {
+    if (!OWN_CREDENTIALS.has(actor.credential.kind) || actor.user.bot) throw new ForbiddenError('Not permitted to create');
+    return this.create(actor.user.id, 'personal', input, { createdById: actor.user.id });
   }
 
   async create(
@@ -80,16 +104,23 @@ export class TokensService {
       resource?: { kind: 'project' | 'namespace'; id: number; accessLevel: number };
       secret?: string;
       previousTokenId?: number;
+      /** BASALT_ROOT_TOKEN only: the operator's own secret keeps the expiry it is given (docs/decisions.md). */
+      operatorToken?: boolean;
     },
   ): Promise<CreatedToken> {
     const now = this.clock.now();
     const messages: ValidationMessages = {};
+    const repo = options.executor ? this.tokens.withExecutor(options.executor) : this.tokens;
     if (input.name.trim() === '') messages.name = ["can't be blank"];
-    validateScopes(input.scopes, API_SCOPES, messages);
-    const expiresAt = parseExpiry(input.expires_at, now, messages);
+    // A token acts as its owner, so it carries no scope its owner may not hold: the admin scopes
+    // need an administrator owner (read only when asked for, and again at each rotation).
+    const wantsAdminScopes = input.scopes.some((s) => ADMIN_SCOPES.includes(s));
+    validateScopes(input.scopes, wantsAdminScopes && (await repo.ownerIsAdmin(userId)) ? API_SCOPES : USER_SCOPES, messages);
+    const expiresAt = options.operatorToken
+      ? parseExpiry(input.expires_at, now, messages)
+      : this.boundedExpiry(input.expires_at, now, messages);
     if (Object.keys(messages).length > 0) throw new ValidationError(messages);
     const token = options.secret ?? generateToken(TOKEN_PREFIX.personal);
-    const repo = options.executor ? this.tokens.withExecutor(options.executor) : this.tokens;
     const row = await repo.insert({
       userId,
       name: input.name,
@@ -105,6 +136,19 @@ export class TokensService {
         : {}),
     });
     return { row, token };
+  }
+
+  /**
+   * Every new token expires within MAX_ACCESS_TOKEN_LIFETIME_DAYS: none given is that maximum,
+   * later than it is refused, as the established product does (`expires_at` "must be before").
+   */
+  private boundedExpiry(value: string | null | undefined, now: number, messages: ValidationMessages): number {
+    const latest = dateAfter(now, this.maxLifetimeDays);
+    const latestMs = Date.parse(latest);
+    const expiresAt = parseExpiry(value, now, messages);
+    if (expiresAt === null) return latestMs;
+    if (expiresAt > latestMs) messages.expires_at = [`must be before ${latest}`];
+    return expiresAt;
   }
 
   /** The auth port: a secret to its token and owner, or null. */
@@ -158,6 +202,21 @@ export class TokensService {
     return this.tokens.findById(id);
   }
 
+  /**
+   * A token the caller may see, rotate and revoke on `/personal_access_tokens`: its own, or any
+   * for an administrator. An impersonation token is an administrator's tool aimed at the user, so
+   * the user cannot see or end it there (administrators manage it under `/users/:id/impersonation_tokens`).
+   */
+  async getManageable(actor: Actor, id: number | 'self'): Promise<TokenRow> {
+    // `self` is the token presented, so only a credential kept in the token table has one: the id
+    // of a session, an OAuth token or a job is a row of another table and names no token here.
+    if (id === 'self' && !TABLE_TOKEN_CREDENTIALS.has(actor.credential.kind)) throw new NotFoundError('Personal Access Token');
+    const row = await this.tokens.findById(id === 'self' ? actor.credential.id : id);
+    const mayManage = actor.user.isAdmin || (row?.user_id === actor.user.id && row.kind !== 'impersonation');
+    if (!row || !mayManage) throw new NotFoundError('Personal Access Token');
+    return row;
+  }
+
   /** A page of tokens; `state` is judged now, by this service's clock. */
   list(filter: Omit<TokenListFilter, 'now'>, limit: number, offset: number) {
     return this.tokens.list({ ...filter, now: this.clock.now() }, limit, offset);
@@ -180,7 +239,7 @@ export class TokensService {
   async rotate(row: TokenRow, expiresAt: string | null | undefined): Promise<CreatedToken> {
     return this.db.transaction().execute(async (trx) => {
       await this.tokens.withExecutor(trx).revoke(row.id);
-      const defaultExpiry = new Date(this.clock.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+      const defaultExpiry = dateAfter(this.clock.now(), Math.min(ROTATION_DAYS, this.maxLifetimeDays));
       return this.create(
         row.user_id,
         row.kind,
