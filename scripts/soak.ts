@@ -54,6 +54,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     // info: startServer waits for the "listening" line (and a real deployment logs requests).
     LOG_LEVEL: 'info',
     RUN_JOBS: 'false',
+    // The load comes from one address to one key and one integration: without this the default
+    // ingestion limits would answer most of it 429 and the soak would not exercise ingestion.
+    RATE_LIMITS: 'sign_in=10/m,user_code=10/m',
     ...options.env,
   });
   const base = server.url;

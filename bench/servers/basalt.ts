@@ -37,6 +37,8 @@ const config = loadConfig(
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     RATE_LIMITS: '',
+    // Millions of new events go to one project: the per-project bound (checked all the same) must not refuse them.
+    ERROR_TRACKING_MAX_EVENTS: '100000000',
   },
   { databaseSchema: schema },
 );

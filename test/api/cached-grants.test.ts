@@ -51,7 +51,8 @@ describe('cached collector grants across two instances', () => {
       body: { active: false },
     });
     assert.equal(off.statusCode, 200, off.body);
-    assert.equal(await sendToB(tracked.projectId, tracked.key), 404);
+    // A private project answers every refusal as a wrong key does (issue 18), here 401.
+    assert.equal(await sendToB(tracked.projectId, tracked.key), 401);
     const on = await env.a.api('PATCH', `/projects/${tracked.projectId}/error_tracking/settings`, {
       token: env.owner.token,
       body: { active: true },
@@ -64,6 +65,6 @@ describe('cached collector grants across two instances', () => {
     const tracked = await trackedOnB();
     const res = await env.a.api('DELETE', `/projects/${tracked.projectId}`, { token: env.owner.token });
     assert.equal(res.statusCode, 202, res.body);
-    assert.equal(await sendToB(tracked.projectId, tracked.key), 404);
+    assert.equal(await sendToB(tracked.projectId, tracked.key), 401);
   });
 });

@@ -280,6 +280,9 @@ async function runScenario(db: LiveDatabase, dataDir: string): Promise<void> {
     LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
     RUN_JOBS: 'false',
     LOG_LEVEL: 'warn',
+    // The load comes from one address to one key and one integration: the default ingestion
+    // limits (issue 18) would refuse most of it; the other defaults stay.
+    RATE_LIMITS: 'sign_in=10/m,user_code=10/m',
   };
   const first = await startServer({ ...env, LOG_LEVEL: 'info' });
   let second: ServerProcess | null = null;

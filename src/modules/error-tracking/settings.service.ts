@@ -112,14 +112,14 @@ export class SettingsService {
       `${String(projectId)} ${publicKey}`,
       async () => {
         const found = await this.repo.grant(projectId, publicKey);
-        // A project scheduled for deletion takes no more events (the collector then answers 404).
+        // A project scheduled for deletion takes no more events (the collector answers as for a missing project).
         return { grant: found, admitted: admits(found) && (await this.projectLive(projectId)) };
       },
       (answer) => answer.admitted,
     );
     if (admitted) return null;
     // A live grant of a project being deleted is refused as unknown; the collector then
-    // finds no project.
+    // finds no project and answers as for a wrong key.
     if (admits(grant)) return 'unknown_key';
     if (grant && grant.key_active === 1) return 'disabled';
     const setting = grant ? grant : await this.repo.find(projectId);
