@@ -174,6 +174,24 @@ describe('role hierarchy: regressions', () => {
     assert.equal(rotate.json().token, undefined);
   });
 
+  it('a token’s bot joins no other project or group (a Maintainer rotating it would hold that access too)', async () => {
+    const owner = await createUser(t.app);
+    const project = await createProject(t.app, owner, { visibility: 'private' });
+    const elsewhere = await createProject(t.app, owner, { visibility: 'private' });
+    const group = await createGroup(t.app, owner, { visibility: 'private' });
+    const created = await t.api('POST', `/projects/${project.id}/access_tokens`, {
+      token: owner.token,
+      body: { name: 'b', scopes: ['api'] },
+    });
+    const botId = created.json<{ user_id: number }>().user_id;
+    for (const base of [`/projects/${elsewhere.id}`, `/groups/${group.id}`]) {
+      const add = await t.api('POST', `${base}/members`, { token: owner.token, body: { user_id: botId, access_level: 50 } });
+      assert.equal(add.statusCode, 400, base);
+      assert.deepEqual(add.json(), { message: { user_id: ['project bots cannot be added to other groups / projects'] } });
+    }
+    assert.equal((await t.api('GET', `/projects/${elsewhere.id}`, { token: created.json().token })).statusCode, 404);
+  });
+
   it('group access tokens are for group Owners only: a group Maintainer gets 403 on every token route', async () => {
     const owner = await createUser(t.app);
     const maintainer = await createUser(t.app);

@@ -19,14 +19,14 @@ export interface ResourceRef {
 
 /** What this service needs from the projects module (its MembersService fits). */
 export interface MembershipPort {
-  add(
+  addTokenBot(
     actor: Actor,
     kind: 'namespace' | 'project',
     sourceId: number,
     actorLevel: number,
     input: { user_id: number; access_level: number },
     projectIdForEvents: number | null,
-    executor?: Executor,
+    executor: Executor,
   ): Promise<unknown>;
   get(kind: 'namespace' | 'project', sourceId: number, userId: number): Promise<{ access_level: number }>;
   remove(
@@ -96,7 +96,7 @@ export class ResourceTokensService {
         { username, name: input.name, email: `${username}@noreply.basalt.invalid`, bot: true, skip_confirmation: true },
         trx,
       );
-      await members.add(
+      await members.addTokenBot(
         actor,
         memberKind(resource.kind),
         resource.id,

@@ -163,6 +163,11 @@ export class MembersRepository {
     await this.db.deleteFrom('members').where('source_kind', '=', kind).where('source_id', '=', sourceId).execute();
   }
 
+  async isBot(userId: number): Promise<boolean> {
+    const row = await this.db.selectFrom('users').select('bot').where('id', '=', userId).executeTakeFirst();
+    return row?.bot === 1;
+  }
+
   /** Up to `limit` owners of a group who can act: active, human, membership unexpired. */
   async actingOwnerIds(namespaceId: number, now: number, limit: number): Promise<number[]> {
     const rows = await this.db

@@ -41,7 +41,38 @@ export class MembersService {
     this.members = new MembersRepository(db);
   }
 
+  /**
+   * A person joins. A token's bot is refused: it joins only with its token (`addTokenBot`), since
+   * whoever may rotate the token on its own project or group would also hold what it got here
+   * (the established product refuses this too).
+   */
   async add(
+    actor: Actor,
+    kind: SourceKind,
+    sourceId: number,
+    actorLevel: number,
+    input: MemberInput,
+    projectIdForEvents: number | null,
+  ): Promise<MemberRow> {
+    if (await this.members.isBot(input.user_id))
+      throw ValidationError.field('user_id', 'project bots cannot be added to other groups / projects');
+    return this.join(actor, kind, sourceId, actorLevel, input, projectIdForEvents);
+  }
+
+  /** The membership of a new project or group access token's bot, in the token's transaction. */
+  addTokenBot(
+    actor: Actor,
+    kind: SourceKind,
+    sourceId: number,
+    actorLevel: number,
+    input: MemberInput,
+    projectIdForEvents: number | null,
+    executor: Executor,
+  ): Promise<MemberRow> {
+    return this.join(actor, kind, sourceId, actorLevel, input, projectIdForEvents, executor);
+  }
+
+  private async join(
     actor: Actor,
     kind: SourceKind,
     sourceId: number,
@@ -73,7 +104,7 @@ export class MembersService {
       return row;
     };
     try {
-      // Other modules (bot users of access tokens) pass their transaction.
+      // A token's bot joins in the transaction that makes the token.
       return await (executor ? run(executor) : this.db.transaction().execute(run));
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictError('Member already exists');
