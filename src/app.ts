@@ -113,7 +113,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(formbody, { bodyLimit: config.bodyLimit });
   installCookies(app);
   app.setErrorHandler(apiErrorHandler);
-  installResponseHeaders(app);
+  installResponseHeaders(app, config);
   // Per-request work is kept to one hook per phase: each hook is a measurable share of a
   // cached API read (docs/performance.md).
   const metrics = createRequestMetrics();

@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
 import pg from 'pg';
@@ -73,6 +74,9 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
 }
 
 function openSqlite(file: string): DatabaseHandle {
+  // A new database file is the owner's alone (0600); SQLite gives its -wal and -shm files the
+  // mode of the database file. An existing file keeps the mode its operator chose.
+  if (file !== ':memory:') closeSync(openSync(file, 'a', 0o600));
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   // NORMAL in WAL mode survives process crashes (SIGKILL) without losing a committed

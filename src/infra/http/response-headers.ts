@@ -1,7 +1,34 @@
 import { hash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onSendHookHandler } from 'fastify';
 
 const API_PREFIX = '/api/v4/';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The answer carries a secret shown once (a new or rotated token, a client secret): it gets
+     * `Cache-Control: no-store`, so no cache, proxy or browser history keeps it.
+     */
+    secret?: boolean;
+  }
+}
+
+/**
+ * The Content-Security-Policy of every HTML answer. Pages are server-rendered with one
+ * stylesheet and no script at all, so nothing else may load: no script, inline or not, no
+ * inline style, no plugin, no `<base>` rewrite, and no framing (RFC 9700 §4.16). `form-action`
+ * is left out on purpose: the consent form's answer redirects to the client's own URI, which
+ * browsers would check against it (docs/decisions.md).
+ */
+export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+/** Two years, as the established product's bundled nginx sends when it serves https. */
+const HSTS = 'max-age=63072000';
+
+const noStore: onSendHookHandler = (_request, reply, payload, done) => {
+  reply.header('cache-control', 'no-store');
+  reply.header('pragma', 'no-cache');
+  done(null, payload);
+};
 
 /** The weak ETag of a JSON body under `/api/v4`. */
 export function weakEtag(payload: string): string {
@@ -10,18 +37,27 @@ export function weakEtag(payload: string): string {
 
 /**
  * Headers every response carries, and conditional GETs: a weak ETag from the body of each
- * 200 JSON answer under `/api/v4`, 304 when `If-None-Match` names it.
+ * 200 JSON answer under `/api/v4`, 304 when `If-None-Match` names it. With an https
+ * EXTERNAL_URL every answer also asks browsers to use https only (HSTS). Routes whose config
+ * says `secret: true` get `no-store` through a hook of their own, which other routes never run.
  */
-export function installResponseHeaders(app: FastifyInstance): void {
+export function installResponseHeaders(app: FastifyInstance, options: { externalUrl: string }): void {
+  const hsts = options.externalUrl.startsWith('https://');
+  app.addHook('onRoute', (route) => {
+    if (route.config?.secret !== true) return;
+    const existing = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
+    route.onSend = [...existing, noStore];
+  });
   // A callback hook, not an async one: it never waits, and a promise per response is a
   // measurable share of a cached API read.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-request-id', request.id);
+    if (hsts) reply.header('strict-transport-security', HSTS);
     const type = String(reply.getHeader('content-type') ?? '');
     if (type.startsWith('text/html')) {
       reply.header('x-frame-options', 'DENY');
-      if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', "frame-ancestors 'none'");
+      reply.header('content-security-policy', PAGE_CSP);
       reply.header('referrer-policy', 'strict-origin-when-cross-origin');
     } else {
       reply.header('x-frame-options', 'SAMEORIGIN');

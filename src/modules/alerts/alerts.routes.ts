@@ -17,6 +17,8 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
   const { lookup, integrations, alerts, ingest, platform } = deps;
   const base = platform.config.externalUrl;
   const policy = { auth: 'required' } as const;
+  // Creation and reset answer the integration's key.
+  const secret = { policy, secret: true };
   const prefix = '/projects/:id/alert_management';
 
   app.get(
@@ -33,7 +35,7 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
 
   app.post(
     `${prefix}/integrations`,
-    { schema: { params: S.ProjectParams, body: S.CreateIntegrationBody }, config: { policy } },
+    { schema: { params: S.ProjectParams, body: S.CreateIntegrationBody }, config: secret },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
       const { row, token } = await integrations.create(project, request.body);
@@ -67,7 +69,7 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
 
   app.post(
     `${prefix}/integrations/:integration_id/reset_token`,
-    { schema: { params: S.IntegrationParams }, config: { policy } },
+    { schema: { params: S.IntegrationParams }, config: secret },
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
       const { row, token } = await integrations.resetToken(project, request.params.integration_id);

@@ -61,7 +61,7 @@ export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
 
   app.get(
     '/projects/:id/error_tracking/client_keys',
-    { schema: { params: S.RefParams, querystring: S.PaginationOnly }, config: { policy } },
+    { schema: { params: S.RefParams, querystring: S.PaginationOnly }, config: { policy, secret: true } },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
       const page = pageOf(request.query);
@@ -71,10 +71,14 @@ export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     },
   );
 
-  app.post('/projects/:id/error_tracking/client_keys', { schema: { params: S.RefParams }, config: { policy } }, async (request, reply) => {
-    const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-    return reply.code(201).send(mapClientKey(await settings.createKey(project.id), base));
-  });
+  app.post(
+    '/projects/:id/error_tracking/client_keys',
+    { schema: { params: S.RefParams }, config: { policy, secret: true } },
+    async (request, reply) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
+      return reply.code(201).send(mapClientKey(await settings.createKey(project.id), base));
+    },
+  );
 
   // The established product answers with the deleted key (reference B2).
   app.delete(

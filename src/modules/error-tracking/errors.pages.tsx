@@ -6,16 +6,6 @@ import type { ErrorRow, ErrorSort } from './errors.repository.js';
 import type { Bucket, ErrorDetails } from './errors.service.js';
 import { errorPagePath } from './route-deps.js';
 
-// Page-specific look; the shared stylesheet has no error-tracking classes.
-const STYLE = `
-.et-tabs a{margin-right:.8rem}.et-tabs a.current{font-weight:700;text-decoration:none;color:var(--fg)}
-.et-stats{display:flex;gap:1.5rem;flex-wrap:wrap}.et-stats div{min-width:8rem}.et-stats strong{display:block;font-size:1.3rem}
-.et-chart rect{fill:var(--accent)}.et-chart .et-axis{stroke:var(--line)}
-.et-frames{list-style:none;padding:0}.et-frame{border:1px solid var(--line);border-radius:6px;margin:.3rem 0;padding:.4rem .6rem;opacity:.75}
-.et-frame.in-app{opacity:1;border-left:4px solid var(--accent);background:#f0f5ff}.et-frame pre{margin:.3rem 0 0}
-.et-status-unresolved{color:var(--danger)}.et-status-resolved{color:var(--ok)}
-`;
-
 const when = (ms: number) =>
   toIso(ms)
     .replace('T', ' ')
@@ -48,7 +38,6 @@ export function ErrorListPage(props: ListPageProps) {
   const q = { status, sort, search };
   return (
     <Layout title={`Errors · ${project.full_path}`} username={props.username} csrf={props.csrf}>
-      <style>{STYLE}</style>
       <h1>Errors</h1>
       <p class="muted">{project.full_path}</p>
       <nav class="et-tabs" aria-label="Status">
@@ -228,7 +217,6 @@ export function ErrorPage(props: ErrorPageProps) {
   const base = errorPagePath(project.id, error.id);
   return (
     <Layout title={error.title} username={props.username} csrf={csrf}>
-      <style>{STYLE}</style>
       <p>
         <a href={errorPagePath(project.id)}>← Errors of {project.full_path}</a>
       </p>

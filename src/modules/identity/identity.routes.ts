@@ -112,7 +112,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.post(
     '/user/personal_access_tokens',
-    { schema: { body: S.CreateTokenBody }, config: { policy: { auth: 'required' } } },
+    { schema: { body: S.CreateTokenBody }, config: { policy: { auth: 'required' }, secret: true } },
     async (request, reply) => {
       const created = await tokens.createOwn(actorOf(request), request.body);
       return reply.code(201).send(mapToken(created.row, now(), created.token));
@@ -121,7 +121,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.post(
     '/users/:user_id/personal_access_tokens',
-    { schema: { params: S.UserTokenParams, body: S.CreateTokenBody }, config: { policy: { auth: 'required', admin: true } } },
+    { schema: { params: S.UserTokenParams, body: S.CreateTokenBody }, config: { policy: { auth: 'required', admin: true }, secret: true } },
     async (request, reply) => {
       const user = await users.get(request.params.user_id);
       const created = await tokens.create(user.id, 'personal', request.body, { createdById: actorOf(request).user.id });
@@ -164,7 +164,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
     '/personal_access_tokens/:id/rotate',
     {
       schema: { params: S.TokenIdParams, body: S.RotateTokenBody },
-      config: { policy: { auth: 'required' } },
+      config: { policy: { auth: 'required' }, secret: true },
       preValidation: emptyBodyAsObject,
     },
     async (request) => {
@@ -177,7 +177,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.post(
     '/users/:user_id/impersonation_tokens',
-    { schema: { params: S.UserTokenParams, body: S.CreateTokenBody }, config: { policy: { auth: 'required', admin: true } } },
+    { schema: { params: S.UserTokenParams, body: S.CreateTokenBody }, config: { policy: { auth: 'required', admin: true }, secret: true } },
     async (request, reply) => {
       const user = await users.get(request.params.user_id);
       const created = await tokens.create(user.id, 'impersonation', request.body, { createdById: actorOf(request).user.id });

@@ -47,8 +47,10 @@ export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, me
       return { kind, id: 'project' in found ? found.project.id : found.group.id, level: found.level };
     };
     const policy = { policy: { auth: 'required' as const } };
+    // Creation and rotation answer the new token's secret.
+    const secret = { ...policy, secret: true };
 
-    app.post(base, { schema: { params: S.ResourceParams, body: S.CreateResourceTokenBody }, config: policy }, async (request, reply) => {
+    app.post(base, { schema: { params: S.ResourceParams, body: S.CreateResourceTokenBody }, config: secret }, async (request, reply) => {
       const actor = request.actor;
       if (!actor) throw new UnauthorizedError();
       const resource = await resolve(request, request.params.id);
@@ -83,7 +85,7 @@ export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, me
 
     app.post(
       `${base}/:token_id/rotate`,
-      { schema: { params: S.ResourceTokenParams, body: S.RotateTokenBody }, config: policy, preValidation: emptyBodyAsObject },
+      { schema: { params: S.ResourceTokenParams, body: S.RotateTokenBody }, config: secret, preValidation: emptyBodyAsObject },
       async (request) => {
         const resource = await resolve(request, request.params.id);
         const row = await service.get(resource, request.params.token_id);

@@ -12,6 +12,8 @@ import * as S from './oauth.schemas.js';
 import { registrableScopes } from './scopes.js';
 
 const ADMIN = { policy: { auth: 'required', admin: true } } as const;
+/** Creation and renewal answer the client secret. */
+const ADMIN_SECRET = { ...ADMIN, secret: true } as const;
 
 /** The admin API of DESIGN.md §4 (reference §2.10); instance-wide applications have no owner. */
 export function applicationsApiRoutes(app: ApiApp, applications: ApplicationsService, externalUrl: string): void {
@@ -32,7 +34,7 @@ export function applicationsApiRoutes(app: ApiApp, applications: ApplicationsSer
 
   app.post(
     '/applications',
-    { schema: { body: S.CreateApplicationBody, response: { 201: S.ApplicationWithSecretEntity } }, config: ADMIN },
+    { schema: { body: S.CreateApplicationBody, response: { 201: S.ApplicationWithSecretEntity } }, config: ADMIN_SECRET },
     async (request, reply) => {
       const { name, redirect_uri, scopes, confidential } = request.body;
       const created = await applications.create({ name, redirectUri: redirect_uri, scopes, confidential: confidential ?? true }, admin);
@@ -47,7 +49,7 @@ export function applicationsApiRoutes(app: ApiApp, applications: ApplicationsSer
 
   app.post(
     '/applications/:id/renew-secret',
-    { schema: { params: S.ApplicationIdParams, response: { 201: S.ApplicationWithSecretEntity } }, config: ADMIN },
+    { schema: { params: S.ApplicationIdParams, response: { 201: S.ApplicationWithSecretEntity } }, config: ADMIN_SECRET },
     async (request, reply) => {
       const renewed = await applications.renewSecret(request.params.id, null);
       return reply.code(201).send(mapApplicationWithSecret(renewed.application, renewed.secret));

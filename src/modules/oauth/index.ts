@@ -62,13 +62,10 @@ export function createOAuthModule(platform: Platform, deps: { identity: Identity
     rootRoutes: async (app) => {
       await app.register(async (scope) => {
         scope.setErrorHandler(oauthErrorHandler);
-        // Pages holding codes must not leak them in Referer (RFC 9700 §4.2.4) nor be framed (§4.16).
+        // Pages holding codes must not leak them in Referer (RFC 9700 §4.2.4); framing and
+        // scripts are refused on every page (infra/http/response-headers.ts PAGE_CSP, §4.16).
         scope.addHook('onSend', async (_request, reply, payload) => {
-          if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
-            reply.header('referrer-policy', 'no-referrer');
-            reply.header('x-frame-options', 'DENY');
-            reply.header('content-security-policy', "default-src 'self'; frame-ancestors 'none'");
-          }
+          if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) reply.header('referrer-policy', 'no-referrer');
           return payload;
         });
         oauthRoutes(scope, {

@@ -43,9 +43,11 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]']);
 
 /** `http://127.0.0.1:PORT/path?q` without its port, or null when it is not a loopback IP URI. */
 function withoutLoopbackPort(uri: string): string | null {
-  const match = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::\d{1,5})?(\/[^#]*)?$/i.exec(uri);
+  const match = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::(\d{1,5}))?(\/[^#]*)?$/i.exec(uri);
   if (!match?.[1] || !LOOPBACK_HOSTS.has(match[1].toLowerCase())) return null;
-  return `http://${match[1].toLowerCase()}${match[2] ?? ''}`;
+  // Five digits reach 99999: a port past 65535 is no URI at all (it could not be redirected to).
+  if (match[2] !== undefined && Number(match[2]) > 65_535) return null;
+  return `http://${match[1].toLowerCase()}${match[3] ?? ''}`;
 }
 
 /**

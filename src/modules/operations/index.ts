@@ -1,4 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import { BlockList, isIPv6 } from 'node:net';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { NotFoundError } from '../../infra/errors/index.js';
 import type { Registry } from 'prom-client';
 import { serverMetricsReader } from '../../infra/http/cluster-metrics.js';
 import type { Platform } from '../../infra/platform.js';
@@ -6,7 +8,33 @@ import type { OpenApiCollector } from './openapi.js';
 
 export { OpenApiCollector } from './openapi.js';
 
-/** Probes for load balancers and orchestrators, metrics, and the OpenAPI document. */
+/**
+ * MONITORING_ALLOWLIST as a matcher of client addresses. `request.ip` is the client's address,
+ * or behind a TRUST_PROXY proxy the one it forwarded; an IPv4-mapped IPv6 address matches its
+ * IPv4 range.
+ */
+export function monitoringAllowed(ranges: readonly string[]): (request: FastifyRequest) => boolean {
+  const list = new BlockList();
+  for (const range of ranges) {
+    const [address = '', bits = ''] = range.split('/');
+    list.addSubnet(address, Number(bits), isIPv6(address) ? 'ipv6' : 'ipv4');
+  }
+  return (request) => {
+    const ip = request.ip;
+    try {
+      return list.check(ip, isIPv6(ip) ? 'ipv6' : 'ipv4');
+    } catch {
+      return false;
+    }
+  };
+}
+
+/**
+ * Probes for load balancers and orchestrators, metrics, and the OpenAPI document. Metrics and
+ * the readiness checks' details say how the instance is built and how loaded it is: they answer
+ * only to MONITORING_ALLOWLIST, and others get the 404 of an unknown path, as the established
+ * product answers; readiness's status code stays public for load balancers.
+ */
 export function operationsRoutes(
   app: FastifyInstance,
   platform: Platform,
@@ -16,9 +44,10 @@ export function operationsRoutes(
   overloaded: () => boolean,
 ): void {
   const none = { policy: { auth: 'none' as const } };
+  const allowed = monitoringAllowed(platform.config.monitoringAllowlist);
   app.get('/-/health', { config: none }, async () => ({ status: 'ok' }));
   app.get('/-/liveness', { config: none }, async () => ({ status: 'ok' }));
-  app.get('/-/readiness', { config: none }, async (_request, reply) => {
+  app.get('/-/readiness', { config: none }, async (request, reply) => {
     const checks: Record<string, { status: string; message?: string }> = {};
     try {
       await platform.database.ping();
@@ -28,10 +57,12 @@ export function operationsRoutes(
     }
     checks.load = overloaded() ? { status: 'failed', message: 'shedding load' } : { status: 'ok' };
     const ok = Object.values(checks).every((c) => c.status === 'ok');
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'failed', checks });
+    const status = ok ? 'ok' : 'failed';
+    return reply.code(ok ? 200 : 503).send(allowed(request) ? { status, checks } : { status });
   });
   const readMetrics = serverMetricsReader(metrics);
-  app.get('/-/metrics', { config: none }, async (_request, reply) => {
+  app.get('/-/metrics', { config: none }, async (request, reply) => {
+    if (!allowed(request)) throw new NotFoundError();
     return reply.type(metrics.contentType).send(await readMetrics());
   });
   let cached: string | null = null;

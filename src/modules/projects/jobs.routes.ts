@@ -21,7 +21,7 @@ export function jobsRoutes(app: ApiApp, deps: ProjectsRouteDeps & { jobs: JobsSe
 
   app.post(
     '/projects/:id/jobs',
-    { schema: { params: S.RefParams, body: J.CreateJobBody }, config: { policy: { auth: 'required' } } },
+    { schema: { params: S.RefParams, body: J.CreateJobBody }, config: { policy: { auth: 'required' }, secret: true } },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
       const { row, token } = await jobs.create(project, requireActor(request), request.body);
