@@ -63,6 +63,15 @@ export interface Config {
   readonly loadShedDelayMs: number;
   /** Largest git push (receive-pack request body, after gzip decoding), in bytes. */
   readonly gitMaxPushBytes: number;
+  /** Largest fetch negotiation (upload-pack request body, after gzip decoding), in bytes. */
+  readonly gitMaxUploadPackBytes: number;
+  /** `git http-backend` processes running at once for one client address, and in all. */
+  readonly gitMaxConcurrencyPerIp: number;
+  readonly gitMaxConcurrency: number;
+  /** Seconds one `git http-backend` process (and its children) may run before it is killed. */
+  readonly gitTimeoutSeconds: number;
+  /** Seconds a request body may stay silent before the request is cut off with 408. */
+  readonly requestBodyTimeoutSeconds: number;
   /** Days error-tracking events are kept (SPEC "Limits": 90). */
   readonly errorTrackingRetentionDays: number;
   /** Events one project may hold; past it the collector answers 429 and stores nothing. */
@@ -320,6 +329,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const runJobs = parseBoolean(env, 'RUN_JOBS', true, problems);
   const loadShedDelayMs = parseInteger(env, 'LOAD_SHED_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000, problems);
   const gitMaxPushBytes = parseInteger(env, 'GIT_MAX_PUSH_SIZE', 500 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024, problems);
+  const gitMaxUploadPackBytes = parseInteger(env, 'GIT_MAX_UPLOAD_PACK_SIZE', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems);
+  const gitMaxConcurrency = parseInteger(env, 'GIT_MAX_CONCURRENCY', 32, 1, 10_000, problems);
+  const gitMaxConcurrencyPerIp = parseInteger(env, 'GIT_MAX_CONCURRENCY_PER_IP', 8, 1, 10_000, problems);
+  if (gitMaxConcurrencyPerIp > gitMaxConcurrency) problems.push('GIT_MAX_CONCURRENCY_PER_IP: must not be above GIT_MAX_CONCURRENCY');
+  const gitTimeoutSeconds = parseInteger(env, 'GIT_TIMEOUT_SECONDS', 3600, 1, 7 * 86_400, problems);
+  const requestBodyTimeoutSeconds = parseInteger(env, 'REQUEST_BODY_TIMEOUT_SECONDS', 30, 1, 3600, problems);
   const errorTrackingRetentionDays = parseInteger(env, 'ERROR_TRACKING_RETENTION_DAYS', 90, 1, 3650, problems);
   const errorTrackingMaxEvents = parseInteger(env, 'ERROR_TRACKING_MAX_EVENTS', 100_000, 1, 100_000_000, problems);
   const pushEventActivitiesLimit = parsePushEventActivitiesLimit(env, problems);
@@ -361,6 +376,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     runJobs,
     loadShedDelayMs,
     gitMaxPushBytes,
+    gitMaxUploadPackBytes,
+    gitMaxConcurrency,
+    gitMaxConcurrencyPerIp,
+    gitTimeoutSeconds,
+    requestBodyTimeoutSeconds,
     errorTrackingRetentionDays,
     errorTrackingMaxEvents,
     pushEventActivitiesLimit,

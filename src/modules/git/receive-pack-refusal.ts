@@ -19,6 +19,14 @@ export async function refusalReport(body: Readable, contentEncoding: string | un
   const encoding = contentEncoding?.trim().toLowerCase();
   if (encoding && encoding !== 'gzip' && encoding !== 'x-gzip' && encoding !== 'identity') return null;
   const reader = await readCommands(body, encoding === 'gzip' || encoding === 'x-gzip');
+  return refusalOf(reader, message);
+}
+
+/**
+ * The same answer from commands already read (a push refused while it streamed to git, as
+ * one past GIT_MAX_PUSH_SIZE), or `null` when there were none.
+ */
+export function refusalOf(reader: PushCommandReader, message: string): Buffer | null {
   if (reader.commands.length === 0) return null;
   const report = Buffer.concat([
     pkt(Buffer.from('unpack ok\n')),

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../infra/errors/index.js';
 
 export const READ_ONLY_MESSAGE = 'The repository is temporarily read-only. Please try again later.';
+const BUSY_RETRY_SECONDS = 5;
 const NOT_FOUND_MESSAGE = "The project you were looking for could not be found or you don't have permission to view it.";
 
 /**
@@ -36,6 +37,25 @@ export class GitHttpError extends Error {
 
   static readOnly(): GitHttpError {
     return new GitHttpError(403, READ_ONLY_MESSAGE);
+  }
+
+  /**
+   * Too many `git http-backend` processes at once, from this address or in all: come back
+   * when one has ended. A concurrency cap has no window, so Retry-After is a short guess.
+   */
+  static busy(scope: 'address' | 'total', limit: number): GitHttpError {
+    const name = scope === 'address' ? 'git_concurrency_per_ip' : 'git_concurrency';
+    const message =
+      scope === 'address'
+        ? `Too many git operations in progress from your address (at most ${limit} at once). Try again shortly.`
+        : 'Too many git operations in progress on this server. Try again shortly.';
+    return new GitHttpError(429, message, {
+      'retry-after': String(BUSY_RETRY_SECONDS),
+      'ratelimit-name': name,
+      'ratelimit-limit': String(limit),
+      'ratelimit-observed': String(limit),
+      'ratelimit-remaining': '0',
+    });
   }
 
   /** With the limiter's headers: Retry-After (the window's end) and RateLimit-* (DESIGN §5). */

@@ -3,11 +3,12 @@ import type { Readable } from 'node:stream';
 import type { Platform } from '../../infra/platform.js';
 import type { GitRepository } from './git.repository.js';
 import { relativeRepositoryPath, type RepositoryStorages } from './git.storage.js';
-import { BodyTooLargeError, runHttpBackend } from './http-backend.js';
+import { BackendSlots } from './backend-slots.js';
+import { BackendTimeoutError, BadBodyEncodingError, BodyTooLargeError, runHttpBackend } from './http-backend.js';
 import { PushCommandReader, appliedCommands, describePush } from './push-events.js';
 import { scopesAllow, type GitActor, type GitAuthenticator } from './smart-http.auth.js';
 import { GitHttpError, READ_ONLY_MESSAGE, gitErrorHandler } from './smart-http.errors.js';
-import { refusalReport } from './receive-pack-refusal.js';
+import { refusalOf, refusalReport } from './receive-pack-refusal.js';
 import { resolveTarget, type GitTarget, type TargetDeps } from './smart-http.target.js';
 
 export interface SmartHttpDeps extends TargetDeps {
@@ -17,12 +18,16 @@ export interface SmartHttpDeps extends TargetDeps {
   authenticator: GitAuthenticator;
 }
 
+/** The dependencies of one request: the module's, and the process's backend slots. */
+interface HandlerDeps extends SmartHttpDeps {
+  slots: BackendSlots;
+}
+
 type Endpoint = 'info/refs' | 'git-upload-pack' | 'git-receive-pack';
 type Service = 'git-upload-pack' | 'git-receive-pack';
 
 /** Groups nest up to 20 deep (the established product's limit), plus the project itself. */
 const MAX_DEPTH = 22;
-const PUSH_TIMEOUT_MS = 3600_000;
 const GIT_PROTOCOL = /^[a-z0-9=:.,-]{1,64}$/i;
 const SEGMENT = /^[A-Za-z0-9_.-]+$/;
 
@@ -33,7 +38,9 @@ const SEGMENT = /^[A-Za-z0-9_.-]+$/;
  * other root routes (alert receivers). Credentials are handled here (policy `none`): git
  * needs a 401 with `WWW-Authenticate: Basic` before it sends any.
  */
-export function smartHttpRoutes(app: FastifyInstance, deps: SmartHttpDeps): void {
+export function smartHttpRoutes(app: FastifyInstance, moduleDeps: SmartHttpDeps): void {
+  const { config } = moduleDeps.platform;
+  const deps: HandlerDeps = { ...moduleDeps, slots: new BackendSlots(config.gitMaxConcurrencyPerIp, config.gitMaxConcurrency) };
   void app.register(async (scope) => {
     // Request bodies stay streams: packs go to git as they arrive, never into memory.
     scope.removeAllContentTypeParsers();
@@ -64,7 +71,7 @@ function repositoryPath(request: FastifyRequest, endpoint: Endpoint): string {
   return repoPath;
 }
 
-async function handle(deps: SmartHttpDeps, request: FastifyRequest, reply: FastifyReply, endpoint: Endpoint): Promise<FastifyReply> {
+async function handle(deps: HandlerDeps, request: FastifyRequest, reply: FastifyReply, endpoint: Endpoint): Promise<FastifyReply> {
   const repoPath = repositoryPath(request, endpoint);
   const service = serviceOf(request, endpoint);
   const write = service === 'git-receive-pack';
@@ -98,7 +105,7 @@ async function refuseReadOnly(request: FastifyRequest, reply: FastifyReply, endp
   const encoding = request.headers['content-encoding'];
   const report = await refusalReport(request.body as Readable, typeof encoding === 'string' ? encoding : undefined, READ_ONLY_MESSAGE);
   if (!report) throw GitHttpError.readOnly();
-  return reply.code(200).header('content-type', 'application/x-git-receive-pack-result').header('cache-control', 'no-cache').send(report);
+  return sendReport(reply, report);
 }
 
 function serviceOf(request: FastifyRequest, endpoint: Endpoint): Service {
@@ -126,23 +133,29 @@ async function repositoryDir(deps: SmartHttpDeps, target: GitTarget): Promise<st
 }
 
 async function runBackend(
-  deps: SmartHttpDeps,
+  deps: HandlerDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   target: GitTarget,
   endpoint: Endpoint,
   service: Service,
   pusher: GitActor | null,
-  inspect?: (chunk: Buffer) => void,
+  reader?: PushCommandReader,
   finish: (exitCode: number | null) => Promise<void> = async () => undefined,
 ): Promise<FastifyReply> {
   await repositoryDir(deps, target);
   const { container, repository } = target;
+  const { config } = deps.platform;
   const protocol = request.headers['git-protocol'];
   const header = (name: string) => {
     const value = request.headers[name];
     return typeof value === 'string' ? value : undefined;
   };
+  const slot = deps.slots.acquire(request.ip);
+  if (typeof slot === 'string') {
+    throw GitHttpError.busy(slot, slot === 'address' ? deps.slots.maxPerAddress : deps.slots.maxTotal);
+  }
+  const push = endpoint === 'git-receive-pack';
   try {
     const response = await runHttpBackend(
       {
@@ -156,9 +169,15 @@ async function runBackend(
         remoteUser: pusher ? pusher.actor.user.username : undefined,
         remoteAddr: request.ip,
         body: endpoint === 'info/refs' ? null : (request.body as Readable),
-        maxBodyBytes: deps.platform.config.gitMaxPushBytes,
-        timeoutMs: PUSH_TIMEOUT_MS,
-        ...(inspect ? { inspect } : {}),
+        maxBodyBytes: push ? config.gitMaxPushBytes : config.gitMaxUploadPackBytes,
+        timeoutMs: config.gitTimeoutSeconds * 1000,
+        onTimeout: () =>
+          request.log.warn(
+            { repository: relativeRepositoryPath(repository.kind, repository.id), service, timeout_seconds: config.gitTimeoutSeconds },
+            'git http-backend ran past GIT_TIMEOUT_SECONDS: killed with its process group',
+          ),
+        release: slot,
+        ...(reader ? { inspect: reader.feed } : {}),
       },
       finish,
     );
@@ -167,14 +186,31 @@ async function runBackend(
     });
     return reply.code(response.status).headers(response.headers).send(response.body);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) throw new GitHttpError(413, `Push too large: the limit is ${error.limit} bytes.`);
+    if (error instanceof BodyTooLargeError) {
+      const message = push
+        ? `Push too large: the limit is ${error.limit} bytes (GIT_MAX_PUSH_SIZE).`
+        : `Fetch request too large: the limit is ${error.limit} bytes.`;
+      // git shows the body of a refused POST only as "RPC failed; HTTP 413": a push is refused
+      // in the protocol instead, as receive-pack refuses refs, so git prints the message.
+      const report = reader ? refusalOf(reader, message) : null;
+      if (report) return sendReport(reply, report);
+      throw new GitHttpError(413, message);
+    }
+    if (error instanceof BadBodyEncodingError) throw new GitHttpError(400, 'The request body is not valid gzip.');
+    if (error instanceof BackendTimeoutError) {
+      throw new GitHttpError(503, `The git operation took longer than ${config.gitTimeoutSeconds} seconds and was stopped.`);
+    }
     throw error;
   }
 }
 
+function sendReport(reply: FastifyReply, report: Buffer): FastifyReply {
+  return reply.code(200).header('content-type', 'application/x-git-receive-pack-result').header('cache-control', 'no-cache').send(report);
+}
+
 /** A push: counted as in flight (moves wait for it), then recorded as push events. */
 async function receivePack(
-  deps: SmartHttpDeps,
+  deps: HandlerDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   target: GitTarget,
@@ -183,7 +219,8 @@ async function receivePack(
   const { platform, git } = deps;
   const { container } = target;
   const now = platform.clock.now();
-  const pushId = await git.beginPush(container.kind, container.id, now, now + PUSH_TIMEOUT_MS + 60_000);
+  // Counted in flight until the process's time limit (and a minute) at most, should we crash.
+  const pushId = await git.beginPush(container.kind, container.id, now, now + platform.config.gitTimeoutSeconds * 1000 + 60_000);
   let ended = false;
   const end = async () => {
     if (ended) return;
@@ -208,7 +245,7 @@ async function receivePack(
         await end();
       }
     };
-    return await runBackend(deps, request, reply, target, 'git-receive-pack', 'git-receive-pack', pusher, reader.feed, finish);
+    return await runBackend(deps, request, reply, target, 'git-receive-pack', 'git-receive-pack', pusher, reader, finish);
   } catch (error) {
     await end();
     throw error;
