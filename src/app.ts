@@ -8,6 +8,7 @@ import { DomainEventBus } from './infra/bus.js';
 import { systemClock, type Clock } from './infra/clock.js';
 import { openDatabase, type DatabaseHandle } from './infra/db/index.js';
 import { ServiceUnavailableError, apiErrorHandler } from './infra/errors/index.js';
+import { installBodyIdleTimeout } from './infra/http/body-timeout.js';
 import { installMethodNotAllowed } from './infra/http/method-not-allowed.js';
 import { createRequestMetrics } from './infra/http/metrics.js';
 import { installCookies } from './infra/http/cookies.js';
@@ -83,6 +84,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
+  installBodyIdleTimeout(app.server, config.requestBodyTimeoutSeconds * 1000, app.log);
 
   const clock = options.clock ?? systemClock;
   const database =
