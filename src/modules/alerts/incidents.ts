@@ -1,12 +1,13 @@
 import type { Actor } from '../../infra/auth/index.js';
 import type { Executor } from '../../infra/db/index.js';
-import { ConflictError } from '../../infra/errors/index.js';
-import type { UsersService } from '../identity/index.js';
+import { INTERNAL_USERNAMES } from '../../infra/reserved-names.js';
+import type { InternalUsers } from '../identity/index.js';
 import { AccessLevel, type IssuesService, type ProjectRow } from '../projects/index.js';
 import { AlertsRepository, type AlertRow } from './alerts.repository.js';
 import { DEFAULT_TITLE } from './normalize.generic.js';
 
-const BOT_USERNAME = 'alert-bot';
+/** The Alert Bot, an internal user created at start-up under its reserved name (identity's InternalUsers). */
+export const ALERT_BOT = { key: 'alert_bot', username: INTERNAL_USERNAMES.alertBot, name: 'Alert Bot' } as const;
 
 /** The page of one alert (documented in docs/api.md). */
 export const alertPagePath = (projectId: number, iid: number): string => `/-/projects/${projectId}/alerts/${iid}`;
@@ -46,25 +47,17 @@ export class Incidents {
   private bot: Actor | null = null;
 
   constructor(
-    private readonly users: UsersService,
+    private readonly internalUsers: InternalUsers,
     private readonly issues: IssuesService,
     private readonly externalUrl: string,
-  ) {}
+  ) {
+    internalUsers.register(ALERT_BOT);
+  }
 
-  /** The bot user that authors incidents; created on first use (before any transaction). */
+  /** The bot user that authors incidents: found by its role, never by a name someone else could hold. */
   async botActor(): Promise<Actor> {
     if (this.bot) return this.bot;
-    let user = await this.users.findByUsername(BOT_USERNAME);
-    if (!user) {
-      try {
-        user = await this.users.create({ username: BOT_USERNAME, name: 'Alert Bot', email: 'alert-bot@noreply.basalt.invalid', bot: true });
-      } catch (error) {
-        // Another process created it at the same moment.
-        if (!(error instanceof ConflictError)) throw error;
-        user = await this.users.findByUsername(BOT_USERNAME);
-        if (!user) throw error;
-      }
-    }
+    const user = await this.internalUsers.get(ALERT_BOT.key);
     this.bot = {
       user: { id: user.id, username: user.username, isAdmin: false, state: 'active', bot: true },
       credential: { kind: 'session', id: 0, scopes: null },

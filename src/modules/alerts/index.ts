@@ -40,7 +40,7 @@ export function createAlertsModule(
 ): AlertsModule {
   const { db, clock, config } = platform;
   let recipients: AlertRecipients | null = deps.recipients ?? null;
-  const incidents = new Incidents(deps.identity.users, deps.projects.issues, config.externalUrl);
+  const incidents = new Incidents(deps.identity.internalUsers, deps.projects.issues, config.externalUrl);
   const integrations = new IntegrationsService(db, clock, config.tier);
   const alerts = new AlertsService(db, clock);
   const ingest = new IngestService(

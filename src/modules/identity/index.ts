@@ -17,6 +17,7 @@ import type { ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
 import { bootstrapRoot } from './bootstrap.js';
 import { identityRoutes } from './identity.routes.js';
+import { InternalUsers } from './internal-users.js';
 import { PageAuth } from './page-auth.js';
 import { resourceTokenRoutes, type ResourceLookupPort } from './resource-tokens.routes.js';
 import { ResourceTokensService, type MembershipPort } from './resource-tokens.service.js';
@@ -34,6 +35,7 @@ export { mapUserBasic, mapUser } from './identity.presenter.js';
 export { PageAuth, safeRedirect, signInPath } from './page-auth.js';
 export { SESSION_COOKIE } from './sessions.service.js';
 export type { MembershipPort } from './resource-tokens.service.js';
+export type { InternalUsers, InternalUserSpec } from './internal-users.js';
 export type { ResourceLookupPort } from './resource-tokens.routes.js';
 
 export interface IdentityModule {
@@ -42,6 +44,9 @@ export interface IdentityModule {
   readonly sessions: SessionsService;
   /** Sign-in state and CSRF for page routes of every module (see the comment above). */
   readonly pageAuth: PageAuth;
+  /** The users system features act as; a module registers its own when it is created. */
+  readonly internalUsers: InternalUsers;
+  /** At start-up, before the server listens: `root`, then every registered internal user. */
   bootstrap(): Promise<void>;
   routes(app: ApiApp): void;
   /** Project and group access tokens; their bots become members through the projects module. */
@@ -59,6 +64,7 @@ export function createIdentityModule(platform: Platform): IdentityModule {
   const users = new UsersService(db, clock, platform.bus, sessions);
   const tokens = new TokensService(db, clock, config.maxAccessTokenLifetimeDays);
   const pageAuth = new PageAuth(sessions, config);
+  const internalUsers = new InternalUsers(db, users);
   const signIn = new SignInService(users, sessions, platform.limiter, config.rateLimits.sign_in);
   const resourceTokens = new ResourceTokensService(db, users, tokens, config, clock);
   platform.resolvers.register({
@@ -82,7 +88,11 @@ export function createIdentityModule(platform: Platform): IdentityModule {
     tokens,
     sessions,
     pageAuth,
-    bootstrap: () => bootstrapRoot(platform, users, tokens),
+    internalUsers,
+    bootstrap: async () => {
+      await bootstrapRoot(platform, users, tokens);
+      await internalUsers.ensureAll();
+    },
     routes: (app) => identityRoutes(app, { platform, users, tokens }),
     resourceTokenRoutes: (app, projects) =>
       resourceTokenRoutes(app, { platform, service: resourceTokens, lookup: projects.lookup, members: projects.members }),

@@ -69,10 +69,14 @@ export class UsersService {
     this.users = new UsersRepository(db);
   }
 
-  /** Creates an account; a caller with its own transaction (bot users of access tokens) passes it. */
-  async create(input: CreateUserInput, executor?: Executor): Promise<UserRow> {
+  /**
+   * Creates an account; a caller with its own transaction (bot users of access tokens) passes it.
+   * Only InternalUsers passes `internal`, to create an internal user under its reserved name
+   * (an option apart from the input, which routes fill from request bodies).
+   */
+  async create(input: CreateUserInput, executor?: Executor, options: { internal?: boolean } = {}): Promise<UserRow> {
     const messages: ValidationMessages = {};
-    const usernameProblem = pathProblem(input.username, true);
+    const usernameProblem = pathProblem(input.username, true, options.internal === true);
     if (usernameProblem) messages.username = [usernameProblem];
     checkProfile(input, messages);
     if (Object.keys(messages).length > 0) throw new ValidationError(messages);
