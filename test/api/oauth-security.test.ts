@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -126,12 +127,34 @@ describe('OAuth security checklist', () => {
     assert.equal((await tokenRequest(t, { ...base, code_verifier: pkcePair().verifier })).json().error, 'invalid_grant');
     assert.equal((await tokenRequest(t, { ...base, code_verifier: 'a'.repeat(42) })).json().error, 'invalid_grant');
     assert.equal((await tokenRequest(t, { ...base, code_verifier: 'a'.repeat(129) })).json().error, 'invalid_grant');
+    // Printable ASCII only: a space, a control character or a non-ASCII one is malformed.
+    for (const bad of [`${'a'.repeat(42)} `, `${'a'.repeat(42)}\t`, `${'a'.repeat(42)}\u00e9`, `${'a'.repeat(42)}\u007f`]) {
+      const res = await tokenRequest(t, { ...base, code_verifier: bad });
+      assert.equal(res.json().error, 'invalid_grant', JSON.stringify(bad));
+      assert.equal(res.json().error_description, 'code_verifier is malformed.', JSON.stringify(bad));
+    }
     const missing = await tokenRequest(t, base);
     assert.equal(missing.json().error, 'invalid_request');
     assert.equal((await tokenRequest(t, { ...base, code_verifier: verifier })).statusCode, 200);
     const withoutChallenge = await obtainCode(t, cookie, app);
     const downgrade = await exchange(app, withoutChallenge.code, { code_verifier: verifier });
     assert.equal(downgrade.json().error, 'invalid_grant');
+  });
+
+  it('B2: a verifier of padded standard base64, as git-credential-oauth 0.4.2–0.9.x sends it, passes', async () => {
+    // 32 random bytes in standard base64: 44 characters, here starting `++//`, ending in `=`.
+    const padded = () => Buffer.concat([Buffer.from([0xfb, 0xef, 0xff]), randomBytes(29)]).toString('base64');
+    const verifier = padded();
+    assert.match(verifier, /^\+\+\/\/[A-Za-z0-9+/]{39}=$/);
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const { code } = await obtainCode(t, cookie, pub, { code_challenge: challenge, code_challenge_method: 'S256' });
+    const base = { grant_type: 'authorization_code', code, redirect_uri: pub.redirectUri, client_id: pub.clientId };
+    // A wrong verifier of the same form is still refused, and does not use up the code.
+    const wrong = await tokenRequest(t, { ...base, code_verifier: padded() });
+    assert.equal(wrong.json().error, 'invalid_grant');
+    const res = await tokenRequest(t, { ...base, code_verifier: verifier });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(await apiStatus(res.json().access_token), 200);
   });
 
   it('B3: redirect_uri must equal a registered URI exactly', async () => {

@@ -19,8 +19,16 @@ export const OAUTH_DEFAULTS = {
   userCodeLength: 8,
   /** RFC 6749 §10.10: secrets at least 128 bits; ours carry 256 (32 random bytes). */
   secretBytes: 32,
-  /** RFC 7636 §4.1: the verifier (and its challenge ABNF) is 43–128 unreserved characters. */
-  pkceVerifierPattern: /^[A-Za-z0-9\-._~]{43,128}$/,
+  /** RFC 7636 §4.2: a challenge is 43–128 unreserved characters (S256 gives 43 base64url ones). */
+  pkceChallengePattern: /^[A-Za-z0-9\-._~]{43,128}$/,
+  /**
+   * RFC 7636 §4.1 asks verifiers of 43–128 unreserved characters, but the established product
+   * (Doorkeeper) checks only the S256 digest, and clients rely on it: git-credential-oauth
+   * 0.4.2–0.9.x sends 44 characters of padded standard base64 (`+`, `/`, `=`). Length is kept
+   * and the alphabet is any printable ASCII but space (security checklist B2); the digest
+   * comparison is what protects the code.
+   */
+  pkceVerifierPattern: /^[\x21-\x7e]{43,128}$/,
   /** RFC 9700 §2.1.1: S256 only; `plain` is refused with `invalid_request` (reference README). */
   pkceMethods: ['S256'] as const,
   /**

@@ -1,5 +1,4 @@
-import { hash } from 'node:crypto';
-import { constantTimeEqual } from '../../infra/crypto.js';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { InvalidGrantError, InvalidRequestError } from '../../infra/errors/index.js';
 import { OAUTH_DEFAULTS } from './oauth.defaults.js';
 
@@ -20,15 +19,27 @@ export function checkChallenge(challenge: string | undefined, method: string | u
   }
   if (method === undefined) return 'Missing required parameter: code_challenge_method.';
   if (!(OAUTH_DEFAULTS.pkceMethods as readonly string[]).includes(method)) return 'code_challenge_method must be S256.';
-  if (!OAUTH_DEFAULTS.pkceVerifierPattern.test(challenge)) return 'code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.';
+  if (!OAUTH_DEFAULTS.pkceChallengePattern.test(challenge)) return 'code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.';
   return null;
 }
 
-const s256 = (verifier: string): string => hash('sha256', Buffer.from(verifier, 'ascii'), 'base64url');
+/** RFC 7636 §4.6: BASE64URL(SHA256(ASCII(verifier))), unpadded, as ASCII bytes. */
+const s256 = (verifier: string): Buffer => Buffer.from(hash('sha256', Buffer.from(verifier, 'ascii'), 'base64url'), 'ascii');
+
+/**
+ * S256 check in constant time. The challenge's length is public (the client chose it), so only
+ * equal-length buffers reach timingSafeEqual, which compares every byte whatever differs.
+ */
+function s256Matches(verifier: string, challenge: string): boolean {
+  const expected = Buffer.from(challenge, 'ascii');
+  const actual = s256(verifier);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
 
 /**
  * RFC 7636 §4.6 at the token endpoint. A verifier for a code issued without a challenge is
- * refused (RFC 9700 §4.8.2 downgrade); comparison is constant-time.
+ * refused (RFC 9700 §4.8.2 downgrade). The verifier's length is checked, and its alphabet only
+ * as far as printable ASCII (oauth.defaults.ts says why); the comparison is constant-time.
  */
 export function verifyPkce(stored: PkceRequest, verifier: string | undefined): void {
   if (stored.challenge === null) {
@@ -37,5 +48,5 @@ export function verifyPkce(stored: PkceRequest, verifier: string | undefined): v
   }
   if (verifier === undefined) throw new InvalidRequestError('Missing required parameter: code_verifier.');
   if (!OAUTH_DEFAULTS.pkceVerifierPattern.test(verifier)) throw new InvalidGrantError('code_verifier is malformed.');
-  if (!constantTimeEqual(s256(verifier), stored.challenge)) throw new InvalidGrantError('code_verifier does not match code_challenge.');
+  if (!s256Matches(verifier, stored.challenge)) throw new InvalidGrantError('code_verifier does not match code_challenge.');
 }
