@@ -14,3 +14,28 @@ export function jsonDepth(value: unknown, limit: number): number {
   }
   return max;
 }
+
+/**
+ * Whether JSON text nests deeper than `limit`, read from the text before it is parsed: a
+ * document of a few hundred KiB can hold 400,000 nested arrays, which JSON.parse builds
+ * (tens of MiB and 100 ms per request) before any check on the parsed value could refuse it.
+ * Brackets inside strings do not count; the text need not be valid JSON.
+ */
+export function jsonTextTooDeep(text: string, limit: number): boolean {
+  if (text.length <= limit) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i += 1; // a backslash escapes the next character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (c === 93 || c === 125) depth -= 1;
+  }
+  return false;
+}

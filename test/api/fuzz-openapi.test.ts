@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { createTestApp, ROOT_TOKEN, type TestApp } from '../helpers/app.js';
+import { hostileBody as body, hostileQuery as query, hostileSegment } from '../helpers/hostile.js';
 
 /**
  * Hostile input against every route of the OpenAPI document: path and query injection,
@@ -13,56 +14,6 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 4);
 
 // Routes that would lock the fuzzer out of the rest of the run (blocking root, revoking its token).
 const EXCLUDED = [/\/block$/, /\/unblock$/, /personal_access_tokens/, /impersonation_tokens/, /openapi\.json$/];
-
-const hostileSegment = fc.oneof(
-  fc.constantFrom(
-    "1' OR '1'='1",
-    '1;DROP TABLE users',
-    '..',
-    '../..',
-    '%2e%2e%2f',
-    'a%2Fb%2F..',
-    '99999999999999999999999',
-    '-1',
-    '0',
-    '1e3',
-    '%00',
-    'root',
-    'null',
-    '%E0%A4%A',
-  ),
-  fc.string({ maxLength: 40 }).map((s) => encodeURIComponent(s)),
-  fc.nat().map(String),
-);
-
-const jsonValue = fc.oneof(
-  fc.jsonValue({ maxDepth: 4 }),
-  fc.record({
-    name: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
-    path: fc.oneof(fc.string(), fc.array(fc.string())),
-    title: fc.oneof(fc.string(), fc.boolean()),
-  }),
-  fc.nat({ max: 300 }).map((depth) => {
-    let value: unknown = 1;
-    for (let i = 0; i < depth; i += 1) value = { a: value };
-    return value;
-  }),
-);
-
-const body = fc.oneof(
-  jsonValue.map((v) => ({ payload: JSON.stringify(v), type: 'application/json' })),
-  jsonValue.map((v) => ({ payload: JSON.stringify(v).slice(0, -1), type: 'application/json' })),
-  fc.string({ maxLength: 200 }).map((s) => ({ payload: s, type: 'application/json' })),
-  fc.uint8Array({ maxLength: 200 }).map((bytes) => ({ payload: Buffer.from(bytes), type: 'application/json' })),
-  fc.constant({ payload: Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0xff, 0xff]), type: 'application/json', encoding: 'gzip' }),
-  fc.string({ maxLength: 100 }).map((s) => ({ payload: `a=${encodeURIComponent(s)}&a=2`, type: 'application/x-www-form-urlencoded' })),
-  fc.string({ maxLength: 50 }).map((s) => ({ payload: s, type: 'text/plain' })),
-);
-
-const query = fc.array(
-  fc.tuple(fc.constantFrom('page', 'per_page', 'sort', 'order_by', 'search', 'id', 'state', 'scope', 'sudo'), hostileSegment),
-  { maxLength: 4 },
-);
 
 describe('hostile input on every OpenAPI route', () => {
   let t: TestApp;

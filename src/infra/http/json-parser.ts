@@ -1,5 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { BadRequestError } from '../errors/index.js';
+import { jsonTextTooDeep } from '../json-depth.js';
+
+/** Deeper than any client's request body; refused before parsing (hostile input, issue 18). */
+export const MAX_JSON_BODY_DEPTH = 100;
 
 /**
  * JSON bodies: an empty body reads as `{}` (clients send `Content-Type: application/json`
@@ -10,6 +14,9 @@ export function installJsonParser(app: FastifyInstance): void {
   const parse = (body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
     const text = String(body);
     if (text.trim() === '') return done(null, {});
+    if (jsonTextTooDeep(text, MAX_JSON_BODY_DEPTH)) {
+      return done(new BadRequestError(`400 Bad request - the JSON body nests deeper than ${MAX_JSON_BODY_DEPTH} levels`), undefined);
+    }
     try {
       // The reviver costs time, so it runs only when a body names `__proto__`.
       const parsed: unknown = text.includes('"__proto__"')

@@ -11,7 +11,9 @@ import {
 import { enforceIngestionLimits, ingestionLimits } from '../../infra/http/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import type { AlertsDeps } from './alerts.deps.js';
-import { PAYLOAD_LIMIT_BYTES } from './alerts.schemas.js';
+import { jsonTextTooDeep } from '../../infra/json-depth.js';
+import { PAYLOAD_LIMIT_BYTES, PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
+import { DEPTH_MESSAGE } from './ingest.service.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import type { AlertSettings } from './targets.js';
 
@@ -105,6 +107,8 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: PAYLOAD_LIMIT_BYTES }, (request, body, done) => {
       const text = String(body);
+      // Refused before JSON.parse builds every level (issue 18); parsed payloads are checked again.
+      if (jsonTextTooDeep(text, PAYLOAD_MAX_DEPTH)) return done(new BadRequestError(DEPTH_MESSAGE), undefined);
       let parsed: unknown;
       try {
         parsed = parseJsonWithoutProto(text);

@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { BadRequestError, PayloadTooLargeError } from '../../infra/errors/index.js';
-import { jsonDepth } from '../../infra/json-depth.js';
+import { jsonDepth, jsonTextTooDeep } from '../../infra/json-depth.js';
 
 /** Sentry's store limits (reference C4), applied to both endpoints. */
 export const MAX_COMPRESSED_BYTES = 200 * 1024;
@@ -87,6 +87,8 @@ export function parseStoreBody(body: Buffer): Record<string, unknown> {
 const MAX_JSON_DEPTH = 100;
 
 export function parseJsonObject(text: string, what: string): Record<string, unknown> {
+  // Refused before parsing too: JSON.parse would first build every level (issue 18).
+  if (jsonTextTooDeep(text, MAX_JSON_DEPTH)) throw parseFailure(`${what} nests deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
