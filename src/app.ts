@@ -20,7 +20,7 @@ import { installResponseHeaders } from './infra/http/response-headers.js';
 import { JobQueue } from './infra/jobs/index.js';
 import type { Platform } from './infra/platform.js';
 import { createIdentityModule, type IdentityModule } from './modules/identity/index.js';
-import { OpenApiCollector, operationsRoutes } from './modules/operations/index.js';
+import { OpenApiCollector, metadataRoutes, operationsRoutes } from './modules/operations/index.js';
 import { createProjectsModule, type ProjectsModule } from './modules/projects/index.js';
 import { createOAuthModule, type OAuthModule } from './modules/oauth/index.js';
 import { createSpamModule, type SpamModule } from './modules/spam/index.js';
@@ -159,6 +159,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       identity.resourceTokenRoutes(api, projects);
       notifications.routes(api);
       events.routes(api);
+      metadataRoutes(api, VERSION);
     },
     { prefix: '/api/v4' },
   );

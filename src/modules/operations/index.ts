@@ -7,6 +7,7 @@ import type { Platform } from '../../infra/platform.js';
 import type { OpenApiCollector } from './openapi.js';
 
 export { OpenApiCollector } from './openapi.js';
+export { COMPATIBLE_VERSION, metadataRoutes } from './metadata.routes.js';
 
 /**
  * MONITORING_ALLOWLIST as a matcher of client addresses. `request.ip` is the client's address,
