@@ -3,6 +3,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { ManualClock, type Clock } from '../../src/infra/clock.js';
 import { openDatabase } from '../../src/infra/db/index.js';
+import { checkContract } from './contract-hook.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 /** Another handle on an existing test database; closing it leaves the database in place. */
@@ -61,6 +62,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const manual = options.manualClock ? new ManualClock(Date.now()) : null;
   const app = await buildApp(config, { database: database.handle, startJobs: false, ...(manual ? { clock: manual } : {}) });
   await app.ready();
+  checkContract(app);
   return {
     app,
     config,

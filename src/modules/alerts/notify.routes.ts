@@ -128,11 +128,15 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
     });
 
     const config = { policy: { auth: 'none' as const, session: false } };
+    // The OpenAPI document shows one templated path for all depths (and the optional `.json`).
+    const security = ['alertIntegrationToken'];
+    const httpDoc = { ...config, openapi: { path: '/{project_full_path}/alerts/notify/{name}/{endpoint_identifier}', security } };
+    const prometheusDoc = { ...config, openapi: { path: '/{project_full_path}/prometheus/alerts/notify', security } };
     for (let segments = 2; segments <= MAX_PROJECT_SEGMENTS; segments += 1) {
       const project = Array.from({ length: segments }, (_, i) => `:p${i}`).join('/');
       scope.post(
         `/${project}/alerts/notify/:name/:endpoint`,
-        { config, onRequest: authenticate('http', segments), bodyLimit: PAYLOAD_LIMIT_BYTES },
+        { config: httpDoc, onRequest: authenticate('http', segments), bodyLimit: PAYLOAD_LIMIT_BYTES },
         handle,
       );
       // Reference A1: `/prometheus/alerts/notify(.json)`, the suffix optional. A static path
@@ -140,7 +144,7 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
       for (const suffix of ['.json', '']) {
         scope.post(
           `/${project}/prometheus/alerts/notify${suffix}`,
-          { config, onRequest: authenticate('prometheus', segments), bodyLimit: PAYLOAD_LIMIT_BYTES },
+          { config: prometheusDoc, onRequest: authenticate('prometheus', segments), bodyLimit: PAYLOAD_LIMIT_BYTES },
           handle,
         );
       }

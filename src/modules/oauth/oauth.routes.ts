@@ -1,3 +1,4 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimit } from '../../config/index.js';
 import { bearerToken } from '../../infra/auth/index.js';
@@ -6,6 +7,7 @@ import { authenticateClient, readClientCredentials } from './client-auth.js';
 import { CORS } from './cors.js';
 import type { DeviceService } from './device.service.js';
 import type { SigningKeys } from './keys.service.js';
+import { AuthorizeDeviceForm, IntrospectForm, RevokeForm, TokenForm } from './forms.schemas.js';
 import { mapTokenInfo } from './oauth.presenter.js';
 import type { AccessTokenRow, OAuthStorage } from './oauth.storage.js';
 import type { OidcService } from './oidc.service.js';
@@ -24,7 +26,11 @@ export interface OAuthRouteDeps extends TokenEndpointDeps {
   limit: RateLimit | undefined;
 }
 
-const NONE = { policy: { auth: 'none' } } as const;
+// Machine endpoints: in the OpenAPI document (root routes are left out unless they say so).
+const NONE = { policy: { auth: 'none' }, openapi: {} } as const;
+const form = (schema: TSchema) => ({ ...NONE, openapi: { form: schema } });
+/** The endpoints an OAuth access token is presented to. */
+const BEARER = { ...NONE, openapi: { security: ['bearer'] } };
 const FORM_LIMIT = 64 * 1024;
 
 /** RFC 6749 §5.1: token-endpoint-like answers are never cached. */
@@ -52,13 +58,13 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   const limited = limit ? { onRequest: async (request: FastifyRequest) => limiter.enforce('oauth', `ip:${request.ip}`, limit) } : {};
 
   preflight(app, '/oauth/token', CORS.token);
-  app.post('/oauth/token', { config: NONE, bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
+  app.post('/oauth/token', { config: form(TokenForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
     allowCors(request, reply, CORS.token);
     return noStore(reply).send(await tokenEndpoint(deps, request));
   });
 
   preflight(app, '/oauth/revoke', CORS.token);
-  app.post('/oauth/revoke', { config: NONE, bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
+  app.post('/oauth/revoke', { config: form(RevokeForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
     allowCors(request, reply, CORS.token);
     const params = readParams(request.body ?? {});
     const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
@@ -67,7 +73,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   });
 
   preflight(app, '/oauth/introspect', CORS.token);
-  app.post('/oauth/introspect', { config: NONE, bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
+  app.post('/oauth/introspect', { config: form(IntrospectForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
     allowCors(request, reply, CORS.token);
     const params = readParams(request.body ?? {});
     const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
@@ -79,7 +85,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   // row and second of `expires_in`, so a resource server checking one token again and again gets
   // the same bytes without redoing them (as GET /api/v4/user does for its caller).
   const infoBodies = new WeakMap<AccessTokenRow, { expiresIn: number | null; json: string }>();
-  app.get('/oauth/token/info', { config: NONE }, async (request, reply) => {
+  app.get('/oauth/token/info', { config: BEARER }, async (request, reply) => {
     allowCors(request, reply, CORS.tokenInfo);
     const token = await tokens.require(accessTokenOf(request));
     const expiresIn = tokens.expiresIn(token.token);
@@ -97,10 +103,10 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
     const token = await tokens.require(accessTokenOf(request));
     return noStore(reply).send(await oidc.userinfo(token));
   };
-  app.get('/oauth/userinfo', { config: NONE }, userinfo);
-  app.post('/oauth/userinfo', { config: NONE, bodyLimit: FORM_LIMIT }, userinfo);
+  app.get('/oauth/userinfo', { config: BEARER }, userinfo);
+  app.post('/oauth/userinfo', { config: BEARER, bodyLimit: FORM_LIMIT }, userinfo);
 
-  app.post('/oauth/authorize_device', { config: NONE, bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
+  app.post('/oauth/authorize_device', { config: form(AuthorizeDeviceForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
     const params = readParams(request.body ?? {});
     const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
     return noStore(reply).send(await device.authorize(application, params.get('scope')));

@@ -4,7 +4,7 @@ import { NotFoundError } from '../../infra/errors/index.js';
 import type { Registry } from 'prom-client';
 import { serverMetricsReader } from '../../infra/http/cluster-metrics.js';
 import type { Platform } from '../../infra/platform.js';
-import type { OpenApiCollector } from './openapi.js';
+import { OpenApiDocument, type OpenApiCollector } from './openapi.js';
 
 export { OpenApiCollector } from './openapi.js';
 export { COMPATIBLE_VERSION, metadataRoutes } from './metadata.routes.js';
@@ -67,7 +67,13 @@ export function operationsRoutes(
     return reply.type(metrics.contentType).send(await readMetrics());
   });
   let cached: string | null = null;
-  app.get('/api/v4/openapi.json', { config: none }, async (_request, reply) => {
+  const documentSchema = {
+    summary: 'The OpenAPI 3.1 document of this API',
+    tags: ['operations'],
+    operationId: 'getOpenApiDocument',
+    response: { 200: OpenApiDocument },
+  };
+  app.get('/api/v4/openapi.json', { config: none, schema: documentSchema }, async (_request, reply) => {
     cached ??= JSON.stringify(openapi.document(version));
     return reply.type('application/json; charset=utf-8').send(cached);
   });
