@@ -105,7 +105,8 @@ function trimBag(value: unknown, depth: number, budget: { left: number; cut: boo
     }
     return out;
   }
-  const out: Json = {};
+  // No prototype: a `__proto__` member (JSON.parse makes it an own key) stays a plain member.
+  const out = Object.create(null) as Json;
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     budget.left -= key.length + 4;
