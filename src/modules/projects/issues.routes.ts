@@ -1,17 +1,23 @@
+import { Type } from '@sinclair/typebox';
 import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import { spamContextOf } from '../spam/index.js';
 import { AccessLevel } from './access.js';
 import { mapIssue, mapNote } from './projects.presenter.js';
+import * as I from './issues.schemas.js';
 import * as S from './projects.schemas.js';
 import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
 
 export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const { platform, lookup, issues, users } = deps;
   const base = platform.config.externalUrl;
+  const tags = ['issues'];
 
   app.post(
     '/projects/:id/issues',
-    { schema: { params: S.RefParams, body: S.CreateIssueBody }, config: { policy: { auth: 'required' } } },
+    {
+      schema: { summary: 'Opens an issue in a project', tags, params: S.RefParams, body: S.CreateIssueBody, response: { 201: I.Issue } },
+      config: { policy: { auth: 'required' } },
+    },
     async (request, reply) => {
       const actor = requireActor(request);
       const { project, level } = await lookup.project(request, request.params.id);
@@ -22,7 +28,16 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.get(
     '/projects/:id/issues',
-    { schema: { params: S.RefParams, querystring: S.ListIssuesQuery }, config: { policy: { auth: 'optional' } } },
+    {
+      schema: {
+        summary: 'Lists the issues of a project the caller may see',
+        tags,
+        params: S.RefParams,
+        querystring: S.ListIssuesQuery,
+        response: { 200: I.IssueList },
+      },
+      config: { policy: { auth: 'optional' } },
+    },
     async (request, reply) => {
       const { project, level } = await lookup.project(request, request.params.id);
       const q = request.query;
@@ -52,7 +67,10 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.get(
     '/projects/:id/issues/:issue_iid',
-    { schema: { params: S.IssueParams }, config: { policy: { auth: 'optional' } } },
+    {
+      schema: { summary: 'Shows an issue', tags, params: S.IssueParams, response: { 200: I.Issue } },
+      config: { policy: { auth: 'optional' } },
+    },
     async (request) => {
       const { project, level } = await lookup.project(request, request.params.id);
       const issue = await issues.get(project, request.params.issue_iid, request.actor, level);
@@ -63,7 +81,16 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.put(
     '/projects/:id/issues/:issue_iid',
-    { schema: { params: S.IssueParams, body: S.UpdateIssueBody }, config: { policy: { auth: 'required' } } },
+    {
+      schema: {
+        summary: 'Changes an issue, or closes or reopens it',
+        tags,
+        params: S.IssueParams,
+        body: S.UpdateIssueBody,
+        response: { 200: I.Issue },
+      },
+      config: { policy: { auth: 'required' } },
+    },
     async (request) => {
       const actor = requireActor(request);
       const { project, level } = await lookup.project(request, request.params.id);
@@ -75,19 +102,25 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.delete(
     '/projects/:id/issues/:issue_iid',
-    { schema: { params: S.IssueParams }, config: { policy: { auth: 'required' } } },
+    {
+      schema: { summary: 'Deletes an issue', tags, params: S.IssueParams, response: { 204: Type.Null() } },
+      config: { policy: { auth: 'required' } },
+    },
     async (request, reply) => {
       const { project, level } = await lookup.project(request, request.params.id, AccessLevel.OWNER);
       const issue = await issues.get(project, request.params.issue_iid, request.actor, level);
       checkUnmodifiedSince(request, issue.updated_at);
       await issues.remove(issue);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 
   app.post(
     '/projects/:id/issues/:issue_iid/notes',
-    { schema: { params: S.IssueParams, body: S.NoteBody }, config: { policy: { auth: 'required' } } },
+    {
+      schema: { summary: 'Comments on an issue', tags, params: S.IssueParams, body: S.NoteBody, response: { 201: I.Note } },
+      config: { policy: { auth: 'required' } },
+    },
     async (request, reply) => {
       const actor = requireActor(request);
       const { project, level } = await lookup.project(request, request.params.id);
@@ -99,7 +132,16 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.get(
     '/projects/:id/issues/:issue_iid/notes',
-    { schema: { params: S.IssueParams, querystring: S.ListNotesQuery }, config: { policy: { auth: 'optional' } } },
+    {
+      schema: {
+        summary: 'Lists the comments of an issue',
+        tags,
+        params: S.IssueParams,
+        querystring: S.ListNotesQuery,
+        response: { 200: I.NoteList },
+      },
+      config: { policy: { auth: 'optional' } },
+    },
     async (request, reply) => {
       const { project, level } = await lookup.project(request, request.params.id);
       const issue = await issues.get(project, request.params.issue_iid, request.actor, level);
@@ -113,7 +155,10 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.get(
     '/projects/:id/issues/:issue_iid/notes/:note_id',
-    { schema: { params: S.NoteParams }, config: { policy: { auth: 'optional' } } },
+    {
+      schema: { summary: 'Shows a comment of an issue', tags, params: S.NoteParams, response: { 200: I.Note } },
+      config: { policy: { auth: 'optional' } },
+    },
     async (request) => {
       const { project, level } = await lookup.project(request, request.params.id);
       const issue = await issues.get(project, request.params.issue_iid, request.actor, level);
@@ -124,7 +169,10 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.put(
     '/projects/:id/issues/:issue_iid/notes/:note_id',
-    { schema: { params: S.NoteParams, body: S.NoteBody }, config: { policy: { auth: 'required' } } },
+    {
+      schema: { summary: 'Edits a comment of an issue', tags, params: S.NoteParams, body: S.NoteBody, response: { 200: I.Note } },
+      config: { policy: { auth: 'required' } },
+    },
     async (request) => {
       const actor = requireActor(request);
       const { project, level } = await lookup.project(request, request.params.id);
@@ -137,7 +185,10 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.delete(
     '/projects/:id/issues/:issue_iid/notes/:note_id',
-    { schema: { params: S.NoteParams }, config: { policy: { auth: 'required' } } },
+    {
+      schema: { summary: 'Deletes a comment of an issue', tags, params: S.NoteParams, response: { 204: Type.Null() } },
+      config: { policy: { auth: 'required' } },
+    },
     async (request, reply) => {
       const actor = requireActor(request);
       const { project, level } = await lookup.project(request, request.params.id);
@@ -145,7 +196,7 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
       const note = await issues.getNote(issue, request.params.note_id);
       checkUnmodifiedSince(request, note.updated_at);
       await issues.removeNote(note, actor, level);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 }

@@ -2,9 +2,10 @@ import { toIso, toIsoOrNull } from '../../infra/clock.js';
 import { mapUserBasic, type UserRow } from '../identity/index.js';
 import type { JobRow } from './jobs.repository.js';
 import type { ProjectRow } from './projects.repository.js';
+import type { JobEntity } from './jobs.schemas.js';
 
 /** The job entity: the established product's fields that a job of ours has. */
-export function mapJob(job: JobRow, project: ProjectRow, user: UserRow | undefined, base: string) {
+export function mapJob(job: JobRow, project: ProjectRow, user: UserRow | undefined, base: string): JobEntity {
   return {
     id: job.id,
     name: job.name,

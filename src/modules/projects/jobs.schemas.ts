@@ -1,5 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { IntegerId, NamespaceOrProjectId } from '../../infra/http/index.js';
+import { DateTime, Nullable, UserBasic } from './entities.schemas.js';
 
 export const JobParams = Type.Object({ id: NamespaceOrProjectId, job_id: IntegerId });
 export const CreateJobBody = Type.Object({
@@ -9,3 +10,22 @@ export const CreateJobBody = Type.Object({
 export const FinishJobBody = Type.Object({
   status: Type.Union([Type.Literal('success'), Type.Literal('failed')]),
 });
+
+// Response entity (jobs.presenter.ts; see entities.schemas.ts: allow-lists).
+export const Job = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  ref: Type.String(),
+  status: Type.Union([Type.Literal('running'), Type.Literal('success'), Type.Literal('failed')]),
+  created_at: DateTime,
+  started_at: DateTime,
+  finished_at: Nullable(DateTime),
+  /** Seconds, with milliseconds as the fraction. */
+  duration: Nullable(Type.Number()),
+  web_url: Type.String(),
+  project: Type.Object({ id: Type.Integer(), name: Type.String(), path_with_namespace: Type.String() }),
+  user: Nullable(UserBasic),
+});
+export type JobEntity = Static<typeof Job>;
+/** A job as registered: its job token, shown this once. */
+export const JobWithToken = Type.Object({ ...Job.properties, token: Type.String() });

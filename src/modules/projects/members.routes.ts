@@ -1,8 +1,11 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../infra/errors/index.js';
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import { AccessLevel } from './access.js';
-import type { SourceKind } from './members.repository.js';
+import type { UserRow } from '../identity/index.js';
+import * as E from './entities.schemas.js';
+import type { MemberRow, SourceKind } from './members.repository.js';
 import { mapMember } from './projects.presenter.js';
 import * as S from './projects.schemas.js';
 import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
@@ -20,6 +23,17 @@ interface Source {
 export function membersRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const { platform, lookup, members, users, groups, projects } = deps;
   const base = platform.config.externalUrl;
+  // A membership outlives its user only in a race with the user's deletion (the row cascades):
+  // it is then gone, left out of lists and 404 on its own.
+  const present = (member: MemberRow, user: UserRow | undefined) => {
+    if (!user) throw new NotFoundError('Member');
+    return mapMember(member, user, base);
+  };
+  const presentAll = (rows: MemberRow[], byId: Map<number, UserRow>) =>
+    rows.flatMap((m) => {
+      const user = byId.get(m.user_id);
+      return user ? [mapMember(m, user, base)] : [];
+    });
 
   const sources: Record<'groups' | 'projects', (request: FastifyRequest, ref: string, min: number) => Promise<Source>> = {
     groups: async (request, ref, min) => {
@@ -38,23 +52,43 @@ export function membersRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   for (const prefix of ['groups', 'projects'] as const) {
     const find = sources[prefix];
     const manage = prefix === 'groups' ? AccessLevel.OWNER : AccessLevel.MAINTAINER;
+    const noun = prefix === 'groups' ? 'group' : 'project';
+    const tags = ['members'];
 
     app.get(
       `/${prefix}/:id/members`,
-      { schema: { params: S.RefParams, querystring: S.PageQuery }, config: { policy: { auth: 'optional' } } },
+      {
+        schema: {
+          summary: `Lists the direct members of a ${noun}`,
+          tags,
+          params: S.RefParams,
+          querystring: S.PageQuery,
+          response: { 200: E.MemberList },
+        },
+        config: { policy: { auth: 'optional' } },
+      },
       async (request, reply) => {
         const source = await find(request, request.params.id, 0);
         const page = pageOf(request.query);
         const { rows, total } = await members.list(source.kind, [source.id], page.limit, page.offset);
         const byId = await users.mapByIds(rows.map((r) => r.user_id));
         setPaginationHeaders(request, reply, page, total, base);
-        return rows.map((m) => mapMember(m, byId.get(m.user_id), base));
+        return presentAll(rows, byId);
       },
     );
 
     app.get(
       `/${prefix}/:id/members/all`,
-      { schema: { params: S.RefParams, querystring: S.PageQuery }, config: { policy: { auth: 'optional' } } },
+      {
+        schema: {
+          summary: `Lists the members of a ${noun}, inherited ones included, each at their highest level`,
+          tags,
+          params: S.RefParams,
+          querystring: S.PageQuery,
+          response: { 200: E.MemberList },
+        },
+        config: { policy: { auth: 'optional' } },
+      },
       async (request, reply) => {
         const source = await find(request, request.params.id, 0);
         const page = pageOf(request.query);
@@ -62,23 +96,29 @@ export function membersRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
         const { rows, total } = await members.listEffective(source, source.inheritedFrom, page.limit, page.offset);
         const byId = await users.mapByIds(rows.map((r) => r.user_id));
         setPaginationHeaders(request, reply, page, total, base);
-        return rows.map((m) => mapMember(m, byId.get(m.user_id), base));
+        return presentAll(rows, byId);
       },
     );
 
     app.get(
       `/${prefix}/:id/members/:user_id`,
-      { schema: { params: S.MemberParams }, config: { policy: { auth: 'optional' } } },
+      {
+        schema: { summary: `Shows a direct member of a ${noun}`, tags, params: S.MemberParams, response: { 200: E.Member } },
+        config: { policy: { auth: 'optional' } },
+      },
       async (request) => {
         const source = await find(request, request.params.id, 0);
         const member = await members.get(source.kind, source.id, request.params.user_id);
-        return mapMember(member, await users.findById(member.user_id), base);
+        return present(member, await users.findById(member.user_id));
       },
     );
 
     app.post(
       `/${prefix}/:id/members`,
-      { schema: { params: S.RefParams, body: S.AddMemberBody }, config: { policy: { auth: 'required' } } },
+      {
+        schema: { summary: `Adds a member to a ${noun}`, tags, params: S.RefParams, body: S.AddMemberBody, response: { 201: E.Member } },
+        config: { policy: { auth: 'required' } },
+      },
       async (request, reply) => {
         const source = await find(request, request.params.id, manage);
         const user = await users.findById(request.body.user_id);
@@ -90,7 +130,16 @@ export function membersRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
     app.put(
       `/${prefix}/:id/members/:user_id`,
-      { schema: { params: S.MemberParams, body: S.UpdateMemberBody }, config: { policy: { auth: 'required' } } },
+      {
+        schema: {
+          summary: `Changes the level or expiry of a ${noun} member`,
+          tags,
+          params: S.MemberParams,
+          body: S.UpdateMemberBody,
+          response: { 200: E.Member },
+        },
+        config: { policy: { auth: 'required' } },
+      },
       async (request) => {
         const source = await find(request, request.params.id, manage);
         const member = await members.update(
@@ -101,13 +150,16 @@ export function membersRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
           request.body.access_level,
           request.body.expires_at,
         );
-        return mapMember(member, await users.findById(member.user_id), base);
+        return present(member, await users.findById(member.user_id));
       },
     );
 
     app.delete(
       `/${prefix}/:id/members/:user_id`,
-      { schema: { params: S.MemberParams }, config: { policy: { auth: 'required' } } },
+      {
+        schema: { summary: `Removes a member from a ${noun}`, tags, params: S.MemberParams, response: { 204: Type.Null() } },
+        config: { policy: { auth: 'required' } },
+      },
       async (request, reply) => {
         const actor = requireActor(request);
         // Anyone may leave; removing someone else needs the managing level.
@@ -119,7 +171,7 @@ export function membersRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
           request.params.user_id,
           source.projectId,
         );
-        return reply.code(204).send();
+        return reply.code(204).send(null);
       },
     );
   }

@@ -5,6 +5,10 @@ import type { MemberRow } from './members.repository.js';
 import type { NamespaceRow } from './namespaces.repository.js';
 import type { ProjectRow } from './projects.repository.js';
 import type { SnippetRow } from './snippets.repository.js';
+import type { Static } from '@sinclair/typebox';
+import type { GroupEntity, Member, Namespace, ProjectEntity, VisibilityValue } from './entities.schemas.js';
+import type { IssueEntity, NoteEntity } from './issues.schemas.js';
+import type { SnippetEntity } from './snippets.schemas.js';
 
 export type Users = Map<number, UserRow>;
 
@@ -13,7 +17,7 @@ const userOrNull = (users: Users, id: number | null, base: string) => {
   return user ? mapUserBasic(user, base) : null;
 };
 
-export function mapNamespace(ns: NamespaceRow, base: string) {
+export function mapNamespace(ns: NamespaceRow, base: string): Static<typeof Namespace> {
   return {
     id: ns.id,
     name: ns.name,
@@ -26,14 +30,14 @@ export function mapNamespace(ns: NamespaceRow, base: string) {
   };
 }
 
-export function mapGroup(group: NamespaceRow, base: string, parentNames: string[] = []) {
+export function mapGroup(group: NamespaceRow, base: string, parentNames: string[] = []): GroupEntity {
   return {
     id: group.id,
     web_url: `${base}/groups/${group.full_path}`,
     name: group.name,
     path: group.path,
     description: group.description,
-    visibility: group.visibility,
+    visibility: group.visibility as VisibilityValue,
     full_name: [...parentNames, group.name].join(' / '),
     full_path: group.full_path,
     parent_id: group.parent_id,
@@ -51,7 +55,7 @@ export interface ProjectContext {
   admin: boolean;
 }
 
-export function mapProject(project: ProjectRow, base: string, context: ProjectContext) {
+export function mapProject(project: ProjectRow, base: string, context: ProjectContext): ProjectEntity {
   const ns = context.namespace;
   const nameWithNamespace = ns ? `${ns.kind === 'user' ? ns.name : ns.full_path.split('/').join(' / ')} / ${project.name}` : project.name;
   return {
@@ -74,7 +78,7 @@ export function mapProject(project: ProjectRow, base: string, context: ProjectCo
     star_count: 0,
     last_activity_at: toIso(project.last_activity_at),
     namespace: ns ? mapNamespace(ns, base) : null,
-    visibility: project.visibility,
+    visibility: project.visibility as VisibilityValue,
     ...(context.owner ? { owner: mapUserBasic(context.owner, base) } : {}),
     creator_id: project.creator_id,
     archived: false,
@@ -86,23 +90,23 @@ export function mapProject(project: ProjectRow, base: string, context: ProjectCo
   };
 }
 
-export function mapMember(member: MemberRow, user: UserRow | undefined, base: string) {
+export function mapMember(member: MemberRow, user: UserRow, base: string): Static<typeof Member> {
   return {
-    ...(user ? mapUserBasic(user, base) : { id: member.user_id }),
+    ...mapUserBasic(user, base),
     access_level: member.access_level,
     created_at: toIso(member.created_at),
     expires_at: member.expires_at === null ? null : new Date(member.expires_at).toISOString().slice(0, 10),
   };
 }
 
-export function mapIssue(issue: IssueRow, project: ProjectRow, base: string, users: Users, notesCount = 0) {
+export function mapIssue(issue: IssueRow, project: ProjectRow, base: string, users: Users, notesCount = 0): IssueEntity {
   return {
     id: issue.id,
     iid: issue.iid,
     project_id: issue.project_id,
     title: issue.title,
     description: issue.description,
-    state: issue.state,
+    state: issue.state as IssueEntity['state'],
     created_at: toIso(issue.created_at),
     updated_at: toIso(issue.updated_at),
     closed_at: toIsoOrNull(issue.closed_at),
@@ -112,8 +116,8 @@ export function mapIssue(issue: IssueRow, project: ProjectRow, base: string, use
     assignees: [],
     assignee: null,
     author: userOrNull(users, issue.author_id, base),
-    type: issue.issue_type.toUpperCase(),
-    issue_type: issue.issue_type,
+    type: issue.issue_type.toUpperCase() as IssueEntity['type'],
+    issue_type: issue.issue_type as IssueEntity['issue_type'],
     user_notes_count: notesCount,
     upvotes: 0,
     downvotes: 0,
@@ -125,7 +129,7 @@ export function mapIssue(issue: IssueRow, project: ProjectRow, base: string, use
   };
 }
 
-export function mapNote(note: NoteRow, base: string, users: Users, noteableIid: number | null) {
+export function mapNote(note: NoteRow, base: string, users: Users, noteableIid: number | null): NoteEntity {
   return {
     id: note.id,
     type: null,
@@ -145,13 +149,13 @@ export function mapNote(note: NoteRow, base: string, users: Users, noteableIid: 
   };
 }
 
-export function mapSnippet(snippet: SnippetRow, base: string, users: Users, project: ProjectRow | null) {
+export function mapSnippet(snippet: SnippetRow, base: string, users: Users, project: ProjectRow | null): SnippetEntity {
   const webUrl = project ? `${base}/${project.full_path}/-/snippets/${snippet.id}` : `${base}/-/snippets/${snippet.id}`;
   return {
     id: snippet.id,
     title: snippet.title,
     description: snippet.description,
-    visibility: snippet.visibility,
+    visibility: snippet.visibility as VisibilityValue,
     author: userOrNull(users, snippet.author_id, base),
     created_at: toIso(snippet.created_at),
     updated_at: toIso(snippet.updated_at),

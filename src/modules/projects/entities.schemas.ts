@@ -1,0 +1,132 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/*
+ * Response entities of the projects module (projects.presenter.ts). Fastify serialises each
+ * answer with its route's schema (fast-json-stringify), so these are allow-lists: every field a
+ * presenter returns is declared here with its real type, or it is dropped from the answer.
+ * Presenters are typed with `Static<...>` of these, so the two cannot drift apart.
+ */
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const DateTime = Type.String({ format: 'date-time' });
+/** A calendar day, `YYYY-MM-DD`. */
+export const Day = Type.String({ format: 'date' });
+export const VisibilityValue = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
+export type VisibilityValue = Static<typeof VisibilityValue>;
+
+/** `UserBasic` (reference §3.8), as identity's `mapUserBasic` returns it. */
+export const UserBasic = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  name: Type.String(),
+  state: Type.String(),
+  locked: Type.Boolean(),
+  avatar_url: Nullable(Type.String()),
+  web_url: Type.String(),
+});
+
+export const Namespace = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  path: Type.String(),
+  kind: Type.Union([Type.Literal('user'), Type.Literal('group')]),
+  full_path: Type.String(),
+  parent_id: Nullable(Type.Integer()),
+  avatar_url: Nullable(Type.String()),
+  web_url: Type.String(),
+});
+
+const AccessOrNull = Nullable(Type.Object({ access_level: Type.Integer() }));
+
+/** `simple=true` on project lists: the established product's `BasicProjectDetails`. */
+export const ProjectSimple = Type.Object({
+  id: Type.Integer(),
+  description: Type.String(),
+  name: Type.String(),
+  name_with_namespace: Type.String(),
+  path: Type.String(),
+  path_with_namespace: Type.String(),
+  created_at: DateTime,
+  default_branch: Type.String(),
+  tag_list: Type.Array(Type.String()),
+  topics: Type.Array(Type.String()),
+  http_url_to_repo: Type.String(),
+  web_url: Type.String(),
+  readme_url: Nullable(Type.String()),
+  forks_count: Type.Integer(),
+  avatar_url: Nullable(Type.String()),
+  star_count: Type.Integer(),
+  last_activity_at: DateTime,
+  namespace: Nullable(Namespace),
+});
+
+/** The project entity, fields in the presenter's order. */
+export const Project = Type.Object({
+  id: Type.Integer(),
+  description: Type.String(),
+  name: Type.String(),
+  name_with_namespace: Type.String(),
+  path: Type.String(),
+  path_with_namespace: Type.String(),
+  created_at: DateTime,
+  updated_at: DateTime,
+  default_branch: Type.String(),
+  tag_list: Type.Array(Type.String()),
+  topics: Type.Array(Type.String()),
+  http_url_to_repo: Type.String(),
+  web_url: Type.String(),
+  readme_url: Nullable(Type.String()),
+  avatar_url: Nullable(Type.String()),
+  forks_count: Type.Integer(),
+  star_count: Type.Integer(),
+  last_activity_at: DateTime,
+  namespace: Nullable(Namespace),
+  visibility: VisibilityValue,
+  /** Personal projects only. */
+  owner: Type.Optional(UserBasic),
+  creator_id: Nullable(Type.Integer()),
+  archived: Type.Boolean(),
+  empty_repo: Type.Boolean(),
+  issues_enabled: Type.Boolean(),
+  open_issues_count: Type.Integer(),
+  /** Administrators only. */
+  repository_storage: Type.Optional(Type.String()),
+  /** A single project read by a signed-in caller. */
+  permissions: Type.Optional(Type.Object({ project_access: AccessOrNull, group_access: AccessOrNull })),
+});
+export type ProjectEntity = Static<typeof Project>;
+
+/**
+ * Project lists: full projects, or `ProjectSimple` ones with `simple=true`. A full project
+ * matches the first option; a simple one lacks its required fields and falls to the second.
+ */
+export const ProjectList = Type.Array(Type.Union([Project, ProjectSimple]));
+
+export const Group = Type.Object({
+  id: Type.Integer(),
+  web_url: Type.String(),
+  name: Type.String(),
+  path: Type.String(),
+  description: Type.String(),
+  visibility: VisibilityValue,
+  full_name: Type.String(),
+  full_path: Type.String(),
+  parent_id: Nullable(Type.Integer()),
+  created_at: DateTime,
+  avatar_url: Nullable(Type.String()),
+  marked_for_deletion_on: Nullable(Day),
+});
+export type GroupEntity = Static<typeof Group>;
+export const GroupList = Type.Array(Group);
+
+/** A member: the user's `UserBasic` fields and the membership's. */
+export const Member = Type.Object({
+  ...UserBasic.properties,
+  access_level: Type.Integer(),
+  created_at: DateTime,
+  expires_at: Nullable(Day),
+});
+export const MemberList = Type.Array(Member);
+
+/** What a deletion scheduled for later answers (202). */
+export const Accepted = Type.Object({ message: Type.String() });
