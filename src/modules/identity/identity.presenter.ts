@@ -1,4 +1,6 @@
+import type { Static } from '@sinclair/typebox';
 import { toIso, toIsoOrNull } from '../../infra/clock.js';
+import type * as S from './identity.schemas.js';
 import type { TokenRow } from './tokens.repository.js';
 import type { UserRow } from './users.repository.js';
 
@@ -91,13 +93,16 @@ export interface UserBasicEntity {
 export const mapUserBasic = (user: UserRow, baseUrl: string) => presentUser(user, baseUrl, BASIC) as unknown as UserBasicEntity;
 /** `User` as `viewer` may see it: a private profile's details only for its owner and administrators. */
 export const mapUser = (user: UserRow, baseUrl: string, viewer: { id: number; isAdmin: boolean } | null = null) =>
-  presentUser(user, baseUrl, USER, canReadProfile(viewer, user));
-export const mapUserPublic = (user: UserRow, baseUrl: string) => presentUser(user, baseUrl, PUBLIC);
-export const mapUserWithAdmin = (user: UserRow, baseUrl: string) => presentUser(user, baseUrl, ADMIN);
+  presentUser(user, baseUrl, USER, canReadProfile(viewer, user)) as Static<typeof S.User>;
+export const mapUserPublic = (user: UserRow, baseUrl: string) => presentUser(user, baseUrl, PUBLIC) as Static<typeof S.UserPublic>;
+export const mapUserWithAdmin = (user: UserRow, baseUrl: string) => presentUser(user, baseUrl, ADMIN) as Static<typeof S.UserWithAdmin>;
 
 const dateOnly = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().slice(0, 10));
 
-export function mapToken(row: TokenRow, now: number, secret?: string) {
+/** The token entity; with its secret (`token`) when just created or rotated. */
+export function mapToken(row: TokenRow, now: number): Static<typeof S.AccessToken>;
+export function mapToken(row: TokenRow, now: number, secret: string): Static<typeof S.AccessTokenWithSecret>;
+export function mapToken(row: TokenRow, now: number, secret?: string): Static<typeof S.AccessToken> {
   const expired = row.expires_at !== null && row.expires_at <= now;
   return {
     id: row.id,
@@ -113,4 +118,12 @@ export function mapToken(row: TokenRow, now: number, secret?: string) {
     ...(row.access_level !== null ? { access_level: row.access_level } : {}),
     ...(secret ? { token: secret } : {}),
   };
+}
+
+/** A project or group access token: its bot's level is always set (resource-tokens.service.ts). */
+export function mapResourceToken(row: TokenRow, now: number): Static<typeof S.ResourceAccessToken>;
+export function mapResourceToken(row: TokenRow, now: number, secret: string): Static<typeof S.ResourceAccessTokenWithSecret>;
+export function mapResourceToken(row: TokenRow, now: number, secret?: string): Static<typeof S.ResourceAccessToken> {
+  const token = secret === undefined ? mapToken(row, now) : mapToken(row, now, secret);
+  return { ...token, access_level: row.access_level ?? 0 };
 }

@@ -1,3 +1,4 @@
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Actor } from '../../infra/auth/index.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../infra/errors/index.js';
@@ -36,22 +37,35 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
   // The caller's own row lives a few seconds in users.getOwn; its JSON and ETag are built
   // once per row and view, so a client polling /user gets the same bytes without redoing them.
   const ownBodies = new WeakMap<UserRow, { admin: boolean; json: string; etag: string }>();
-  app.get('/user', { config: { policy: { auth: 'required', scopes: ['read_user'] } } }, async (request, reply) => {
-    const actor = actorOf(request);
-    const user = await users.getOwn(actor.user.id);
-    const admin = actor.user.isAdmin;
-    let body = ownBodies.get(user);
-    if (!body || body.admin !== admin) {
-      const json = JSON.stringify(admin ? mapUserWithAdmin(user, base) : mapUserPublic(user, base));
-      body = { admin, json, etag: weakEtag(json) };
-      ownBodies.set(user, body);
-    }
-    return reply.type('application/json; charset=utf-8').header('etag', body.etag).send(body.json);
-  });
+  app.get(
+    '/user',
+    {
+      schema: { summary: 'Shows the authenticated user', tags: ['users'], response: { 200: S.CurrentUser } },
+      config: { policy: { auth: 'required', scopes: ['read_user'] } },
+    },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const user = await users.getOwn(actor.user.id);
+      const admin = actor.user.isAdmin;
+      let body = ownBodies.get(user);
+      if (!body || body.admin !== admin) {
+        // The route's response schema serialises it (fast-json-stringify), as it would any answer.
+        const json = reply.serialize(admin ? mapUserWithAdmin(user, base) : mapUserPublic(user, base)) as string;
+        body = { admin, json, etag: weakEtag(json) };
+        ownBodies.set(user, body);
+      }
+      // Serialised above with this route's schema; Fastify sends a JSON string as it is.
+      const json = body.json as unknown as Static<typeof S.CurrentUser>;
+      return reply.type('application/json; charset=utf-8').header('etag', body.etag).send(json);
+    },
+  );
 
   app.get(
     '/users',
-    { schema: { querystring: S.ListUsersQuery }, config: { policy: { auth: 'optional', scopes: ['read_user'] } } },
+    {
+      schema: { summary: 'Lists users', tags: ['users'], querystring: S.ListUsersQuery, response: { 200: S.UserList } },
+      config: { policy: { auth: 'optional', scopes: ['read_user'] } },
+    },
     async (request, reply) => {
       const { username, search, active, blocked, humans } = request.query;
       if (!request.actor && !username) throw new ForbiddenError('Not authorized to access /api/v4/users');
@@ -65,7 +79,10 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.get(
     '/users/:id',
-    { schema: { params: S.UserIdParams }, config: { policy: { auth: 'optional', scopes: ['read_user'] } } },
+    {
+      schema: { summary: 'Shows a user', tags: ['users'], params: S.UserIdParams, response: { 200: S.AnyUser } },
+      config: { policy: { auth: 'optional', scopes: ['read_user'] } },
+    },
     async (request) => {
       if (!request.actor) throw new ForbiddenError('Not authorized!');
       return present(await users.get(request.params.id), request.actor);
@@ -74,7 +91,10 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.post(
     '/users',
-    { schema: { body: S.CreateUserBody }, config: { policy: { auth: 'required', admin: true } } },
+    {
+      schema: { summary: 'Creates a user', tags: ['users'], body: S.CreateUserBody, response: { 201: S.UserWithAdmin } },
+      config: { policy: { auth: 'required', admin: true } },
+    },
     async (request, reply) => {
       const user = await users.create(request.body);
       return reply.code(201).send(mapUserWithAdmin(user, base));
@@ -83,7 +103,16 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.put(
     '/users/:id',
-    { schema: { params: S.UserIdParams, body: S.UpdateUserBody }, config: { policy: { auth: 'required', admin: true } } },
+    {
+      schema: {
+        summary: 'Updates a user',
+        tags: ['users'],
+        params: S.UserIdParams,
+        body: S.UpdateUserBody,
+        response: { 200: S.UserWithAdmin },
+      },
+      config: { policy: { auth: 'required', admin: true } },
+    },
     async (request) => {
       await users.get(request.params.id);
       const credential = request.actor?.credential;
@@ -94,7 +123,10 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.post(
     '/users/:id/block',
-    { schema: { params: S.UserIdParams }, config: { policy: { auth: 'required', admin: true } } },
+    {
+      schema: { summary: 'Blocks a user', tags: ['users'], params: S.UserIdParams, response: { 201: Type.Boolean() } },
+      config: { policy: { auth: 'required', admin: true } },
+    },
     async (request, reply) => {
       await users.setState(request.params.id, 'blocked');
       return reply.code(201).send(true);
@@ -103,7 +135,10 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.post(
     '/users/:id/unblock',
-    { schema: { params: S.UserIdParams }, config: { policy: { auth: 'required', admin: true } } },
+    {
+      schema: { summary: 'Unblocks a user', tags: ['users'], params: S.UserIdParams, response: { 201: Type.Boolean() } },
+      config: { policy: { auth: 'required', admin: true } },
+    },
     async (request, reply) => {
       await users.setState(request.params.id, 'active');
       return reply.code(201).send(true);
@@ -112,7 +147,15 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.post(
     '/user/personal_access_tokens',
-    { schema: { body: S.CreateTokenBody }, config: { policy: { auth: 'required' }, secret: true } },
+    {
+      schema: {
+        summary: 'Creates a personal access token for the authenticated user',
+        tags: ['tokens'],
+        body: S.CreateTokenBody,
+        response: { 201: S.AccessTokenWithSecret },
+      },
+      config: { policy: { auth: 'required' }, secret: true },
+    },
     async (request, reply) => {
       const created = await tokens.createOwn(actorOf(request), request.body);
       return reply.code(201).send(mapToken(created.row, now(), created.token));
@@ -121,7 +164,16 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.post(
     '/users/:user_id/personal_access_tokens',
-    { schema: { params: S.UserTokenParams, body: S.CreateTokenBody }, config: { policy: { auth: 'required', admin: true }, secret: true } },
+    {
+      schema: {
+        summary: 'Creates a personal access token for a user',
+        tags: ['tokens'],
+        params: S.UserTokenParams,
+        body: S.CreateTokenBody,
+        response: { 201: S.AccessTokenWithSecret },
+      },
+      config: { policy: { auth: 'required', admin: true }, secret: true },
+    },
     async (request, reply) => {
       const user = await users.get(request.params.user_id);
       const created = await tokens.create(user.id, 'personal', request.body, { createdById: actorOf(request).user.id });
@@ -131,7 +183,15 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.get(
     '/personal_access_tokens',
-    { schema: { querystring: S.ListTokensQuery }, config: { policy: { auth: 'required' } } },
+    {
+      schema: {
+        summary: 'Lists personal access tokens',
+        tags: ['tokens'],
+        querystring: S.ListTokensQuery,
+        response: { 200: S.AccessTokenList },
+      },
+      config: { policy: { auth: 'required' } },
+    },
     async (request, reply) => {
       const actor = actorOf(request);
       const userId = actor.user.isAdmin ? (request.query.user_id ?? null) : actor.user.id;
@@ -144,7 +204,10 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.get(
     '/personal_access_tokens/:id',
-    { schema: { params: S.TokenIdParams }, config: { policy: { auth: 'required' } } },
+    {
+      schema: { summary: 'Shows a personal access token', tags: ['tokens'], params: S.TokenIdParams, response: { 200: S.AccessToken } },
+      config: { policy: { auth: 'required' } },
+    },
     async (request) => {
       return mapToken(await ownTokenOr404(request.params.id, actorOf(request)), now());
     },
@@ -152,18 +215,27 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.delete(
     '/personal_access_tokens/:id',
-    { schema: { params: S.TokenIdParams }, config: { policy: { auth: 'required' } } },
+    {
+      schema: { summary: 'Revokes a personal access token', tags: ['tokens'], params: S.TokenIdParams, response: { 204: Type.Null() } },
+      config: { policy: { auth: 'required' } },
+    },
     async (request, reply) => {
       const row = await ownTokenOr404(request.params.id, actorOf(request));
       await tokens.revoke(row);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 
   app.post(
     '/personal_access_tokens/:id/rotate',
     {
-      schema: { params: S.TokenIdParams, body: S.RotateTokenBody },
+      schema: {
+        summary: 'Rotates a personal access token',
+        tags: ['tokens'],
+        params: S.TokenIdParams,
+        body: S.RotateTokenBody,
+        response: { 200: S.AccessTokenWithSecret },
+      },
       config: { policy: { auth: 'required' }, secret: true },
       preValidation: emptyBodyAsObject,
     },
@@ -177,7 +249,16 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.post(
     '/users/:user_id/impersonation_tokens',
-    { schema: { params: S.UserTokenParams, body: S.CreateTokenBody }, config: { policy: { auth: 'required', admin: true }, secret: true } },
+    {
+      schema: {
+        summary: 'Creates an impersonation token for a user',
+        tags: ['tokens'],
+        params: S.UserTokenParams,
+        body: S.CreateTokenBody,
+        response: { 201: S.AccessTokenWithSecret },
+      },
+      config: { policy: { auth: 'required', admin: true }, secret: true },
+    },
     async (request, reply) => {
       const user = await users.get(request.params.user_id);
       const created = await tokens.create(user.id, 'impersonation', request.body, { createdById: actorOf(request).user.id });
@@ -187,7 +268,16 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.get(
     '/users/:user_id/impersonation_tokens',
-    { schema: { params: S.UserTokenParams, querystring: S.ImpersonationListQuery }, config: { policy: { auth: 'required', admin: true } } },
+    {
+      schema: {
+        summary: "Lists a user's impersonation tokens",
+        tags: ['tokens'],
+        params: S.UserTokenParams,
+        querystring: S.ImpersonationListQuery,
+        response: { 200: S.AccessTokenList },
+      },
+      config: { policy: { auth: 'required', admin: true } },
+    },
     async (request, reply) => {
       await users.get(request.params.user_id);
       const page = pageOf(request.query);
@@ -201,7 +291,15 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.get(
     '/users/:user_id/impersonation_tokens/:token_id',
-    { schema: { params: S.ImpersonationParams }, config: { policy: { auth: 'required', admin: true } } },
+    {
+      schema: {
+        summary: 'Shows an impersonation token',
+        tags: ['tokens'],
+        params: S.ImpersonationParams,
+        response: { 200: S.AccessToken },
+      },
+      config: { policy: { auth: 'required', admin: true } },
+    },
     async (request) => {
       const row = await tokens.findById(request.params.token_id);
       if (!row || row.user_id !== request.params.user_id || row.kind !== 'impersonation') throw new NotFoundError('Impersonation Token');
@@ -211,12 +309,20 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
 
   app.delete(
     '/users/:user_id/impersonation_tokens/:token_id',
-    { schema: { params: S.ImpersonationParams }, config: { policy: { auth: 'required', admin: true } } },
+    {
+      schema: {
+        summary: 'Revokes an impersonation token',
+        tags: ['tokens'],
+        params: S.ImpersonationParams,
+        response: { 204: Type.Null() },
+      },
+      config: { policy: { auth: 'required', admin: true } },
+    },
     async (request, reply) => {
       const row = await tokens.findById(request.params.token_id);
       if (!row || row.user_id !== request.params.user_id || row.kind !== 'impersonation') throw new NotFoundError('Impersonation Token');
       await tokens.revoke(row);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 }

@@ -79,3 +79,102 @@ export const ResourceTokenListQuery = Type.Object({
   ...PaginationQuery,
   state: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive')])),
 });
+
+// Response entities (identity.presenter.ts). Fastify serialises each answer with them, so they
+// are allow-lists: every field the presenter returns is here, with its real type.
+const DateTime = Type.String({ format: 'date-time' });
+const NullableDateTime = Type.Union([DateTime, Type.Null()]);
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+/** `UserBasic` (reference §3.8). */
+export const UserBasic = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  name: Type.String(),
+  state: Type.String(),
+  locked: Type.Boolean(),
+  avatar_url: NullableString,
+  web_url: Type.String(),
+});
+
+/** `User`: a private profile the viewer may not read has no `created_at`, `followers`, `following`. */
+export const User = Type.Object({
+  ...UserBasic.properties,
+  created_at: Type.Optional(DateTime),
+  bio: Type.String(),
+  location: Type.String(),
+  public_email: Type.String(),
+  skype: Type.String(),
+  linkedin: Type.String(),
+  twitter: Type.String(),
+  discord: Type.String(),
+  website_url: Type.String(),
+  organization: Type.String(),
+  job_title: Type.String(),
+  pronouns: NullableString,
+  bot: Type.Boolean(),
+  work_information: NullableString,
+  followers: Type.Optional(Type.Integer()),
+  following: Type.Optional(Type.Integer()),
+  local_time: NullableString,
+});
+
+const PublicFields = {
+  last_sign_in_at: NullableDateTime,
+  confirmed_at: NullableDateTime,
+  last_activity_on: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+  email: Type.String(),
+  theme_id: Type.Integer(),
+  color_scheme_id: Type.Integer(),
+  projects_limit: Type.Integer(),
+  current_sign_in_at: NullableDateTime,
+  identities: Type.Array(Type.Object({ provider: Type.String(), extern_uid: Type.String() })),
+  can_create_group: Type.Boolean(),
+  can_create_project: Type.Boolean(),
+  two_factor_enabled: Type.Boolean(),
+  external: Type.Boolean(),
+  private_profile: Type.Boolean(),
+  commit_email: Type.String(),
+};
+const AdminFields = { is_admin: Type.Boolean(), note: NullableString };
+
+/** `UserPublic`: what a user sees of themselves. */
+export const UserPublic = Type.Object({ ...User.properties, ...PublicFields });
+/** `UserWithAdmin`: what an administrator sees of anyone. */
+export const UserWithAdmin = Type.Object({ ...UserPublic.properties, ...AdminFields });
+/**
+ * `GET /user`: `UserPublic`, with `is_admin` and `note` for an administrator. One object with
+ * two optional fields rather than a union: a union is tried option by option when serialised.
+ */
+export const CurrentUser = Type.Object({
+  ...UserPublic.properties,
+  is_admin: Type.Optional(AdminFields.is_admin),
+  note: Type.Optional(AdminFields.note),
+});
+/** `GET /users/:id`: administrators get `UserWithAdmin`, the user themselves `UserPublic`, others `User`. */
+export const AnyUser = Type.Union([UserWithAdmin, UserPublic, User]);
+/** `GET /users`: administrators get `UserWithAdmin`, others `UserBasic`. */
+export const UserList = Type.Array(Type.Union([UserWithAdmin, UserBasic]));
+
+/** Personal, impersonation, project and group access tokens (`mapToken`). */
+export const AccessToken = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  revoked: Type.Boolean(),
+  created_at: DateTime,
+  scopes: Type.Array(Type.String()),
+  user_id: Type.Integer(),
+  last_used_at: NullableDateTime,
+  active: Type.Boolean(),
+  expires_at: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+  /** Impersonation tokens only. */
+  impersonation: Type.Optional(Type.Boolean()),
+  /** Project and group access tokens only. */
+  access_level: Type.Optional(Type.Integer()),
+});
+/** A token as created or rotated: its secret, shown this once. */
+export const AccessTokenWithSecret = Type.Object({ ...AccessToken.properties, token: Type.String() });
+export const AccessTokenList = Type.Array(AccessToken);
+/** A project or group access token, which always has its level. */
+export const ResourceAccessToken = Type.Object({ ...AccessToken.properties, access_level: Type.Integer() });
+export const ResourceAccessTokenWithSecret = Type.Object({ ...ResourceAccessToken.properties, token: Type.String() });

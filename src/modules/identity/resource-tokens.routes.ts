@@ -1,8 +1,9 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { UnauthorizedError } from '../../infra/errors/index.js';
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
-import { mapToken } from './identity.presenter.js';
+import { mapResourceToken } from './identity.presenter.js';
 import * as S from './identity.schemas.js';
 import {
   TOKEN_MANAGER_LEVEL,
@@ -50,48 +51,67 @@ export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, me
     // Creation and rotation answer the new token's secret.
     const secret = { ...policy, secret: true };
 
-    app.post(base, { schema: { params: S.ResourceParams, body: S.CreateResourceTokenBody }, config: secret }, async (request, reply) => {
+    const tags = ['tokens'];
+    const schema = {
+      create: {
+        summary: `Creates a ${kind} access token`,
+        tags,
+        params: S.ResourceParams,
+        body: S.CreateResourceTokenBody,
+        response: { 201: S.ResourceAccessTokenWithSecret },
+      },
+      list: {
+        summary: `Lists a ${kind}'s access tokens`,
+        tags,
+        params: S.ResourceParams,
+        querystring: S.ResourceTokenListQuery,
+        response: { 200: Type.Array(S.ResourceAccessToken) },
+      },
+      show: { summary: `Shows a ${kind} access token`, tags, params: S.ResourceTokenParams, response: { 200: S.ResourceAccessToken } },
+      revoke: { summary: `Revokes a ${kind} access token`, tags, params: S.ResourceTokenParams, response: { 204: Type.Null() } },
+      rotate: {
+        summary: `Rotates a ${kind} access token`,
+        tags,
+        params: S.ResourceTokenParams,
+        body: S.RotateTokenBody,
+        response: { 200: S.ResourceAccessTokenWithSecret },
+      },
+    };
+
+    app.post(base, { schema: schema.create, config: secret }, async (request, reply) => {
       const actor = request.actor;
       if (!actor) throw new UnauthorizedError();
       const resource = await resolve(request, request.params.id);
       const created = await service.create(actor, resource, request.body, members);
-      return reply.code(201).send(mapToken(created.row, now(), created.token));
+      return reply.code(201).send(mapResourceToken(created.row, now(), created.token));
     });
 
-    app.get(
-      base,
-      { schema: { params: S.ResourceParams, querystring: S.ResourceTokenListQuery }, config: policy },
-      async (request, reply) => {
-        const resource = await resolve(request, request.params.id);
-        const page = pageOf(request.query);
-        const { rows, total } = await service.list(resource, request.query.state, page.limit, page.offset);
-        setPaginationHeaders(request, reply, page, total, platform.config.externalUrl);
-        return rows.map((row) => mapToken(row, now()));
-      },
-    );
-
-    app.get(`${base}/:token_id`, { schema: { params: S.ResourceTokenParams }, config: policy }, async (request) => {
+    app.get(base, { schema: schema.list, config: policy }, async (request, reply) => {
       const resource = await resolve(request, request.params.id);
-      return mapToken(await service.get(resource, request.params.token_id), now());
+      const page = pageOf(request.query);
+      const { rows, total } = await service.list(resource, request.query.state, page.limit, page.offset);
+      setPaginationHeaders(request, reply, page, total, platform.config.externalUrl);
+      return rows.map((row) => mapResourceToken(row, now()));
     });
 
-    app.delete(`${base}/:token_id`, { schema: { params: S.ResourceTokenParams }, config: policy }, async (request, reply) => {
+    app.get(`${base}/:token_id`, { schema: schema.show, config: policy }, async (request) => {
+      const resource = await resolve(request, request.params.id);
+      return mapResourceToken(await service.get(resource, request.params.token_id), now());
+    });
+
+    app.delete(`${base}/:token_id`, { schema: schema.revoke, config: policy }, async (request, reply) => {
       const actor = request.actor;
       if (!actor) throw new UnauthorizedError();
       const resource = await resolve(request, request.params.id);
       await service.revoke(actor, resource, await service.get(resource, request.params.token_id), members);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     });
 
-    app.post(
-      `${base}/:token_id/rotate`,
-      { schema: { params: S.ResourceTokenParams, body: S.RotateTokenBody }, config: secret, preValidation: emptyBodyAsObject },
-      async (request) => {
-        const resource = await resolve(request, request.params.id);
-        const row = await service.get(resource, request.params.token_id);
-        const created = await service.rotate(resource, row, request.body?.expires_at, members);
-        return mapToken(created.row, now(), created.token);
-      },
-    );
+    app.post(`${base}/:token_id/rotate`, { schema: schema.rotate, config: secret, preValidation: emptyBodyAsObject }, async (request) => {
+      const resource = await resolve(request, request.params.id);
+      const row = await service.get(resource, request.params.token_id);
+      const created = await service.rotate(resource, row, request.body?.expires_at, members);
+      return mapResourceToken(created.row, now(), created.token);
+    });
   }
 }
