@@ -30,6 +30,8 @@ import { createNotificationsModule, type NotificationsModule } from './modules/n
 import { createEventsModule, type EventsModule } from './modules/events/index.js';
 import { createGitModule, type GitModule } from './modules/git/index.js';
 import { installJsonParser } from './infra/http/json-parser.js';
+import { AT_LEAST_ONE_OF, installParamCoercion } from './infra/http/params.js';
+import { installRackForms, parseRackParams } from './infra/http/rack-params.js';
 import { staticRoutes } from './web/static.js';
 
 export const VERSION = '0.1.0';
@@ -77,8 +79,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
     childLoggerFactory: lazyChildLogger,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
-    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
+    // Query strings (and /api/v4 form bodies) are read as Rack reads them for Grape
+    // (`scopes[]=api`), and params are coerced as Grape does (infra/http/params.ts).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024, querystringParser: parseRackParams },
+    ajv: {
+      customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true },
+      plugins: [(ajv) => ajv.addKeyword({ keyword: AT_LEAST_ONE_OF, schemaType: 'array' })],
+    },
     // Behind a reverse proxy (docs/operations.md) request.ip is the client's only for trusted proxies.
     trustProxy: trustedProxies(config.trustProxy),
     return503OnClosing: true,
@@ -113,6 +120,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   installMethodNotAllowed(app);
   installJsonParser(app);
   await app.register(formbody, { bodyLimit: config.bodyLimit });
+  installParamCoercion(app);
   installCookies(app);
   app.setErrorHandler(apiErrorHandler);
   installResponseHeaders(app, config);
@@ -149,6 +157,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // REST API v4: `{message}` error bodies (infra/errors apiErrorHandler).
   await app.register(
     async (api: ApiApp) => {
+      installRackForms(api, config.bodyLimit);
       identity.routes(api);
       projects.routes(api);
       // (areas add their /api/v4 routes here)

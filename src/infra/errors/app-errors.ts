@@ -13,12 +13,21 @@ export abstract class AppError extends Error {
   abstract body(): unknown;
 }
 
-/** 400 for a missing required attribute: `message` is a string naming it (SPEC "Errors" rule 1). */
+/**
+ * 400 for a missing required attribute: `message` is a string naming it (SPEC "Errors" rule 1).
+ * `alternatives`: none of several attributes was given, any one of which would do (Grape's
+ * `at_least_one_of`), and the message says so.
+ */
 export class MissingAttributeError extends AppError {
   readonly status = 400;
   readonly code = 'missing_attribute';
-  constructor(readonly attributes: readonly string[]) {
-    super(`${attributes.join(', ')} ${attributes.length > 1 ? 'are' : 'is'} missing`);
+  constructor(
+    readonly attributes: readonly string[],
+    alternatives = false,
+  ) {
+    super(
+      `${attributes.join(', ')} ${attributes.length > 1 ? 'are' : 'is'} missing${alternatives ? ', at least one parameter must be provided' : ''}`,
+    );
   }
   body() {
     return { message: this.message };

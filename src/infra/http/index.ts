@@ -18,3 +18,4 @@ export { checkUnmodifiedSince } from './conditional.js';
 export type { ApiApp } from './types.js';
 export { weakEtag } from './response-headers.js';
 export { allowCors, answerPreflight, type CorsRule } from './cors.js';
+export { AT_LEAST_ONE_OF, parseBooleanParam } from './params.js';

@@ -2,6 +2,8 @@ import { hash } from 'node:crypto';
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
 
 const API_PREFIX = '/api/v4/';
+/** What Fastify and our error handlers set for an object body. */
+const JSON_UTF8 = 'application/json; charset=utf-8';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -56,6 +58,10 @@ export function installResponseHeaders(app: FastifyInstance, options: { external
     reply.header('x-request-id', request.id);
     if (hsts) reply.header('strict-transport-security', HSTS);
     const type = String(reply.getHeader('content-type') ?? '');
+    const api = request.url.startsWith(API_PREFIX);
+    // The established product's media type, exactly: python-gitlab decodes a body only when the
+    // header is `application/json` (issue 19). Every /api/v4 answer, errors included, passes here.
+    if (api && type === JSON_UTF8) reply.header('content-type', 'application/json');
     if (type.startsWith('text/html')) {
       reply.header('x-frame-options', 'DENY');
       reply.header('content-security-policy', PAGE_CSP);
@@ -64,11 +70,7 @@ export function installResponseHeaders(app: FastifyInstance, options: { external
       reply.header('x-frame-options', 'SAMEORIGIN');
     }
     const conditional =
-      request.method === 'GET' &&
-      reply.statusCode === 200 &&
-      typeof payload === 'string' &&
-      request.url.startsWith(API_PREFIX) &&
-      type.startsWith('application/json');
+      request.method === 'GET' && reply.statusCode === 200 && typeof payload === 'string' && api && type.startsWith('application/json');
     if (!conditional) {
       done(null, payload);
       return;

@@ -59,23 +59,7 @@ export const PARTICIPATING_EXTRA_EVENTS: ReadonlySet<string> = new Set(['failed_
 /** Under `custom`, an unset (NULL) pipeline failure/fix reads as on (reference §1.5). */
 export const DEFAULT_ON_EVENTS: ReadonlySet<string> = new Set(['failed_pipeline', 'fixed_pipeline']);
 
-// dry-types Params::Bool (reference "Boolean coercion").
-const TRUE_VALUES = new Set(['true', '1', 'on', 't', 'y', 'yes']);
-const FALSE_VALUES = new Set(['false', '0', 'off', 'f', 'n', 'no']);
-
-/** true/false/null, or undefined when the value is not a boolean in any accepted form. */
-export function parseBooleanParam(value: unknown): boolean | null | undefined {
-  if (value === null) return null;
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'number') return value === 1 ? true : value === 0 ? false : undefined;
-  if (typeof value !== 'string') return undefined;
-  // The accepted spellings are lower, Capitalised or UPPER case; mixed case is not a boolean.
-  const lower = value.toLowerCase();
-  const cased = value === lower || value === lower.toUpperCase() || value === lower[0]?.toUpperCase() + lower.slice(1);
-  if (!cased) return undefined;
-  if (TRUE_VALUES.has(lower)) return true;
-  if (FALSE_VALUES.has(lower)) return false;
-  return undefined;
-}
+// Grape's boolean spellings are read in one place for every route (issue 19).
+export { parseBooleanParam } from '../../infra/http/index.js';
 
 export const isLevel = (value: string): value is Level => (LEVELS as readonly string[]).includes(value);

@@ -1,5 +1,8 @@
 import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import type { Static } from '@sinclair/typebox';
+import type { Actor } from '../../infra/auth/index.js';
 import { AccessLevel } from './access.js';
+import { projectFilter, simpleProject } from './project-filters.js';
 import { mapGroup, mapProject } from './projects.presenter.js';
 import * as S from './projects.schemas.js';
 import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
@@ -7,6 +10,20 @@ import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
 export function groupsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const { platform, access, lookup, groups, projects } = deps;
   const base = platform.config.externalUrl;
+  /** Every filter the group lists declare, applied (issue 19). */
+  const groupFilter = (query: Static<typeof S.ListSubgroupsQuery>, actor: Actor | null, now: number) => {
+    const userId = actor?.user.id ?? null;
+    return {
+      scope: access.listScope(actor),
+      ...(query.search ? { search: query.search } : {}),
+      memberOf: [
+        // `owned`: groups the caller is a direct Owner of (the established product's `owned_groups`).
+        ...(query.owned ? [{ userId, minAccess: AccessLevel.OWNER, direct: true, now }] : []),
+        // `all_available=false`: only the groups the caller's memberships reach.
+        ...(query.all_available === false ? [{ userId, minAccess: 0, direct: false, now }] : []),
+      ],
+    };
+  };
   const parentNames = async (group: Parameters<typeof mapGroup>[0]) =>
     (await groups.ancestry(group)).filter((g) => g.id !== group.id).map((g) => g.name);
 
@@ -19,8 +36,7 @@ export function groupsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
     const page = pageOf(request.query);
     const { rows, total } = await groups.list(
       {
-        scope: access.listScope(request.actor),
-        ...(request.query.search ? { search: request.query.search } : {}),
+        ...groupFilter(request.query, request.actor, platform.clock.now()),
         ...(request.query.top_level_only ? { topLevelOnly: true } : {}),
       },
       page.limit,
@@ -54,11 +70,12 @@ export function groupsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.get(
     '/groups/:id/subgroups',
-    { schema: { params: S.RefParams, querystring: S.ListGroupsQuery }, config: { policy: { auth: 'optional' } } },
+    { schema: { params: S.RefParams, querystring: S.ListSubgroupsQuery }, config: { policy: { auth: 'optional' } } },
     async (request, reply) => {
       const { group } = await lookup.group(request, request.params.id);
       const page = pageOf(request.query);
-      const { rows, total } = await groups.list({ scope: access.listScope(request.actor), parentId: group.id }, page.limit, page.offset);
+      const filter = { ...groupFilter(request.query, request.actor, platform.clock.now()), parentId: group.id };
+      const { rows, total } = await groups.list(filter, page.limit, page.offset);
       setPaginationHeaders(request, reply, page, total, base);
       return Promise.all(rows.map(async (g) => mapGroup(g, base, await parentNames(g))));
     },
@@ -70,19 +87,11 @@ export function groupsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
     async (request, reply) => {
       const { group } = await lookup.group(request, request.params.id);
       const page = pageOf(request.query);
-      const { rows, total } = await projects.list(
-        request.actor,
-        {
-          namespaceIds: [group.id],
-          orderBy: request.query.order_by ?? 'created_at',
-          sort: request.query.sort ?? 'desc',
-          search: request.query.search,
-        },
-        page.limit,
-        page.offset,
-      );
+      const filter = { ...projectFilter(request.query, request.actor, platform.clock.now()), namespaceIds: [group.id] };
+      const { rows, total } = await projects.list(request.actor, filter, page.limit, page.offset);
       setPaginationHeaders(request, reply, page, total, base);
-      return rows.map((p) => mapProject(p, base, { namespace: group, admin: request.actor?.user.isAdmin ?? false }));
+      const presented = rows.map((p) => mapProject(p, base, { namespace: group, admin: request.actor?.user.isAdmin ?? false }));
+      return request.query.simple ? presented.map(simpleProject) : presented;
     },
   );
 }

@@ -7,10 +7,9 @@ import { idOf, isNumericRef } from '../../infra/refs.js';
 import type { JobQueue } from '../../infra/jobs/index.js';
 import { AccessLevel, type AccessPolicy } from './access.js';
 import { MembersRepository } from './members.repository.js';
-import { NamespacesRepository, pathPrefixes, type NamespaceRow } from './namespaces.repository.js';
+import { NamespacesRepository, pathPrefixes, type GroupFilter, type NamespaceRow } from './namespaces.repository.js';
 import { checkNameAndPath, checkVisibilityWithin, pathFromName } from './paths.js';
 import { ProjectsRepository } from './projects.repository.js';
-import type { ListScope } from './scopes.js';
 
 export interface CreateGroupInput {
   name: string;
@@ -154,7 +153,7 @@ export class GroupsService {
     });
   }
 
-  list(filter: { scope: ListScope; search?: string; topLevelOnly?: boolean; parentId?: number }, limit: number, offset: number) {
+  list(filter: GroupFilter & { parentId?: number }, limit: number, offset: number) {
     return this.namespaces.listGroups(filter, limit, offset);
   }
 

@@ -23,6 +23,25 @@ export function pathPrefixes(fullPath: string): string[] {
   return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
 }
 
+export interface GroupFilter {
+  scope: ListScope;
+  search?: string;
+  topLevelOnly?: boolean;
+  /** Only groups this user is a member of at `minAccess` or above: directly, or also below. */
+  memberOf?: readonly { userId: number | null; minAccess: number; direct: boolean; now: number }[];
+}
+
+/** Groups the user is an unexpired direct member of at `minAccess` or above. */
+function directMemberships(db: Executor, userId: number, now: number, minAccess: number) {
+  return db
+    .selectFrom('members as dm')
+    .select('dm.source_id')
+    .where('dm.user_id', '=', userId)
+    .where('dm.source_kind', '=', 'namespace')
+    .where('dm.access_level', '>=', minAccess)
+    .where((eb) => eb.or([eb('dm.expires_at', 'is', null), eb('dm.expires_at', '>', now)]));
+}
+
 export class NamespacesRepository {
   constructor(private readonly db: Executor) {}
 
@@ -87,11 +106,7 @@ export class NamespacesRepository {
     return this.db.selectFrom('namespaces').selectAll().where('full_path_lower', 'like', below(fullPath)).orderBy('id').execute();
   }
 
-  async listGroups(
-    filter: { scope: ListScope; parentId?: number | null; search?: string; topLevelOnly?: boolean },
-    limit: number,
-    offset: number,
-  ) {
+  async listGroups(filter: GroupFilter & { parentId?: number | null }, limit: number, offset: number) {
     let query = this.db.selectFrom('namespaces').where('kind', '=', 'group').where('pending_delete', '=', 0);
     const { scope } = filter;
     if (!scope.unrestricted) {
@@ -106,6 +121,15 @@ export class NamespacesRepository {
     if (filter.parentId !== undefined)
       query = filter.parentId === null ? query.where('parent_id', 'is', null) : query.where('parent_id', '=', filter.parentId);
     if (filter.topLevelOnly) query = query.where('parent_id', 'is', null);
+    for (const { userId, minAccess, direct, now } of filter.memberOf ?? []) {
+      query = query.where((eb) =>
+        userId === null
+          ? eb.lit(false)
+          : direct
+            ? eb('id', 'in', directMemberships(this.db, userId, now, minAccess))
+            : eb('id', 'in', memberNamespaceIds(this.db, userId, now, minAccess)),
+      );
+    }
     if (filter.search) {
       const like = containing(filter.search.toLowerCase());
       query = query.where((eb) => eb.or([eb('full_path_lower', 'like', like), eb(eb.fn('lower', ['name']), 'like', like)]));

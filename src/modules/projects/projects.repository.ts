@@ -34,6 +34,12 @@ export interface ProjectFilter {
   visibility?: string | undefined;
   repositoryStorage?: string | undefined;
   namespaceIds?: number[] | undefined;
+  /**
+   * Only projects this user reaches through membership (`membership=true`: any level) or owns
+   * (`owned=true`: their personal namespace or Owner access), each at `minAccess` or above;
+   * `userId: null` (anonymous) has none.
+   */
+  memberOf?: readonly { userId: number | null; minAccess: number; now: number }[] | undefined;
   orderBy: 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at';
   sort: 'asc' | 'desc';
 }
@@ -118,6 +124,17 @@ export class ProjectsRepository {
     }
     if (filter.visibility) query = query.where('visibility', '=', filter.visibility);
     if (filter.repositoryStorage) query = query.where('repository_storage', '=', filter.repositoryStorage);
+    for (const { userId, minAccess, now } of filter.memberOf ?? []) {
+      query = query.where((eb) =>
+        userId === null
+          ? eb.lit(false)
+          : eb.or([
+              eb('namespace_id', 'in', personalNamespaceIds(this.db, userId)),
+              eb('namespace_id', 'in', memberNamespaceIds(this.db, userId, now, minAccess)),
+              eb('id', 'in', memberProjectIds(this.db, userId, now, minAccess)),
+            ]),
+      );
+    }
     if (filter.namespaceIds)
       query = filter.namespaceIds.length ? query.where('namespace_id', 'in', filter.namespaceIds) : query.where('id', '=', -1);
     const [rows, count] = await Promise.all([

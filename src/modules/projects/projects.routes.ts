@@ -1,6 +1,7 @@
 import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import type { Actor } from '../../infra/auth/index.js';
 import { AccessLevel } from './access.js';
+import { projectFilter, simpleProject } from './project-filters.js';
 import { mapProject } from './projects.presenter.js';
 import type { ProjectRow } from './projects.repository.js';
 import * as S from './projects.schemas.js';
@@ -37,24 +38,12 @@ export function projectsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
     { schema: { querystring: S.ListProjectsQuery }, config: { policy: { auth: 'optional' } } },
     async (request, reply) => {
       const q = request.query;
-      // Listing by storage is for administrators verifying moves; for others the filter is
-      // ignored, as in the established product (reference §3.6).
-      const repositoryStorage = request.actor?.user.isAdmin ? q.repository_storage : undefined;
       const page = pageOf(q);
-      const { rows, total } = await projects.list(
-        request.actor,
-        {
-          search: q.search,
-          visibility: q.visibility,
-          repositoryStorage,
-          orderBy: q.order_by ?? 'created_at',
-          sort: q.sort ?? 'desc',
-        },
-        page.limit,
-        page.offset,
-      );
+      const filter = projectFilter(q, request.actor, platform.clock.now());
+      const { rows, total } = await projects.list(request.actor, filter, page.limit, page.offset);
       setPaginationHeaders(request, reply, page, total, base);
-      return Promise.all(rows.map((p) => present(p, request.actor)));
+      const presented = await Promise.all(rows.map((p) => present(p, request.actor)));
+      return q.simple ? presented.map(simpleProject) : presented;
     },
   );
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IntegerId, NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
+import { AT_LEAST_ONE_OF, IntegerId, NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
 
 const Visibility = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
 const Sort = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
@@ -28,31 +28,37 @@ export const UpdateGroupBody = Type.Object({
   description: Type.Optional(Type.String({ maxLength: 2000 })),
 });
 
-export const ListGroupsQuery = Type.Object({
+const groupListFilters = {
   ...PaginationQuery,
   search: Type.Optional(Type.String({ maxLength: 255 })),
-  top_level_only: Type.Optional(Type.Boolean()),
   owned: Type.Optional(Type.Boolean()),
   all_available: Type.Optional(Type.Boolean()),
-});
+};
+export const ListGroupsQuery = Type.Object({ ...groupListFilters, top_level_only: Type.Optional(Type.Boolean()) });
+export const ListSubgroupsQuery = Type.Object(groupListFilters);
 
-export const CreateProjectBody = Type.Object({
+export const CreateProjectBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: 255 })),
+    path: Type.Optional(Type.String({ maxLength: 255 })),
+    namespace_id: Type.Optional(IntegerId),
+    visibility: Type.Optional(Visibility),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    default_branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    initialize_with_readme: Type.Optional(Type.Boolean()),
+  },
+  { [AT_LEAST_ONE_OF]: ['name', 'path'] },
+);
+
+const projectUpdates = {
   name: Type.Optional(Type.String({ maxLength: 255 })),
   path: Type.Optional(Type.String({ maxLength: 255 })),
-  namespace_id: Type.Optional(IntegerId),
   visibility: Type.Optional(Visibility),
   description: Type.Optional(Type.String({ maxLength: 2000 })),
   default_branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  initialize_with_readme: Type.Optional(Type.Boolean()),
-});
-
-export const UpdateProjectBody = Type.Object({
-  name: Type.Optional(Type.String({ maxLength: 255 })),
-  path: Type.Optional(Type.String({ maxLength: 255 })),
-  visibility: Type.Optional(Visibility),
-  description: Type.Optional(Type.String({ maxLength: 2000 })),
-  default_branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-});
+};
+// Grape `at_least_one_of` over the attributes an update takes: an empty update is a 400.
+export const UpdateProjectBody = Type.Object(projectUpdates, { [AT_LEAST_ONE_OF]: Object.keys(projectUpdates) });
 
 export const ListProjectsQuery = Type.Object({
   ...PaginationQuery,
@@ -93,13 +99,14 @@ export const CreateIssueBody = Type.Object({
   confidential: Type.Optional(Type.Boolean()),
 });
 
-export const UpdateIssueBody = Type.Object({
+const issueUpdates = {
   title: Type.Optional(Type.String({ maxLength: 1024 })),
   description: Type.Optional(Type.String({ maxLength: 1_048_576 })),
   state_event: Type.Optional(Type.Union([Type.Literal('close'), Type.Literal('reopen')])),
   issue_type: Type.Optional(Type.Union([Type.Literal('issue'), Type.Literal('incident')])),
   confidential: Type.Optional(Type.Boolean()),
-});
+};
+export const UpdateIssueBody = Type.Object(issueUpdates, { [AT_LEAST_ONE_OF]: Object.keys(issueUpdates) });
 
 export const ListIssuesQuery = Type.Object({
   ...PaginationQuery,

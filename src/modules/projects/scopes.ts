@@ -20,8 +20,8 @@ export type ListScope =
  * Live namespaces at or below a group the user is an unexpired member of. "Below" compares
  * the path prefix with `substr`, which needs no LIKE escaping of `_` and `%` in paths.
  */
-export function memberNamespaceIds(db: Executor, userId: number, now: number) {
-  return db
+export function memberNamespaceIds(db: Executor, userId: number, now: number, minAccess = 0) {
+  const query = db
     .selectFrom('members as m')
     .innerJoin('namespaces as g', 'g.id', 'm.source_id')
     .innerJoin('namespaces as n', (join) =>
@@ -42,16 +42,18 @@ export function memberNamespaceIds(db: Executor, userId: number, now: number) {
     .where((eb) => eb.or([eb('m.expires_at', 'is', null), eb('m.expires_at', '>', now)]))
     .where('g.pending_delete', '=', 0)
     .where('n.pending_delete', '=', 0);
+  return minAccess > 0 ? query.where('m.access_level', '>=', minAccess) : query;
 }
 
 /** Projects the user is an unexpired direct member of. */
-export function memberProjectIds(db: Executor, userId: number, now: number) {
-  return db
+export function memberProjectIds(db: Executor, userId: number, now: number, minAccess = 0) {
+  const query = db
     .selectFrom('members as pm')
     .select('pm.source_id')
     .where('pm.user_id', '=', userId)
     .where('pm.source_kind', '=', 'project')
     .where((eb) => eb.or([eb('pm.expires_at', 'is', null), eb('pm.expires_at', '>', now)]));
+  return minAccess > 0 ? query.where('pm.access_level', '>=', minAccess) : query;
 }
 
 /** The user's personal namespace. */

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseBooleanParam } from '../../src/infra/http/params.js';
+import { parseRackParams } from '../../src/infra/http/rack-params.js';
+
+const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
+describe('parseRackParams (Rack normalize_params)', () => {
+  it('reads arrays, hashes and arrays of hashes as Rack does', () => {
+    const parsed = parseRackParams(
+      'title=two&files[][file_path]=a.txt&files[][content]=first&files[][file_path]=b.txt&files[][content]=second&a[b][c]=1&a[b][d]=2&s%5B%5D=x&s%5B%5D=y+z',
+    );
+    assert.deepEqual(plain(parsed), {
+      title: 'two',
+      files: [
+        { file_path: 'a.txt', content: 'first' },
+        { file_path: 'b.txt', content: 'second' },
+      ],
+      a: { b: { c: '1', d: '2' } },
+      s: ['x', 'y z'],
+    });
+  });
+
+  it('keeps repeated plain keys as an array, like the parser without brackets', () => {
+    assert.deepEqual(plain(parseRackParams('x=1&x=2&y[]=3')), { x: ['1', '2'], y: ['3'] });
+    assert.deepEqual(plain(parseRackParams('x=1&x=2')), { x: ['1', '2'] });
+  });
+
+  it('gives objects without a prototype and drops __proto__ keys', () => {
+    const parsed = parseRackParams('__proto__[polluted]=1&a[__proto__][b]=2&c[]=1');
+    assert.equal(Object.getPrototypeOf(parsed), null);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.deepEqual(plain(parsed), { a: {}, c: ['1'] });
+  });
+
+  it('refuses a key that is both a hash and an array, and nesting deeper than Rack allows', () => {
+    assert.throws(() => parseRackParams('a[b]=1&a[]=2'), /400 Bad request/);
+    assert.throws(() => parseRackParams(`a${'[x]'.repeat(40)}=1`), /nest too deeply/);
+  });
+});
+
+describe('parseBooleanParam (dry-types Params::Bool)', () => {
+  it('accepts the lower, Capitalised and UPPER spellings only', () => {
+    for (const yes of ['true', 'True', 'TRUE', 't', 'T', '1', 'on', 'On', 'yes', 'YES', 'y', 'Y', 1, true])
+      assert.equal(parseBooleanParam(yes), true, String(yes));
+    for (const no of ['false', 'False', 'FALSE', 'f', '0', 'off', 'no', 'N', 0, false])
+      assert.equal(parseBooleanParam(no), false, String(no));
+    for (const bad of ['tRUE', 'maybe', '', 2, {}]) assert.equal(parseBooleanParam(bad), undefined, JSON.stringify(bad));
+  });
+});
