@@ -23,7 +23,15 @@ export function applicationsApiRoutes(app: ApiApp, applications: ApplicationsSer
   // with the default of 20 a small instance still gets the whole list (docs/decisions.md).
   app.get(
     '/applications',
-    { schema: { querystring: S.ListApplicationsQuery, response: { 200: Type.Array(S.ApplicationEntity) } }, config: ADMIN },
+    {
+      schema: {
+        summary: 'Lists the instance-wide OAuth applications',
+        tags: ['applications'],
+        querystring: S.ListApplicationsQuery,
+        response: { 200: Type.Array(S.ApplicationEntity) },
+      },
+      config: ADMIN,
+    },
     async (request, reply) => {
       const page = pageOf(request.query);
       const { rows, total } = await applications.page(page.limit, page.offset);
@@ -34,7 +42,15 @@ export function applicationsApiRoutes(app: ApiApp, applications: ApplicationsSer
 
   app.post(
     '/applications',
-    { schema: { body: S.CreateApplicationBody, response: { 201: S.ApplicationWithSecretEntity } }, config: ADMIN_SECRET },
+    {
+      schema: {
+        summary: 'Creates an instance-wide OAuth application',
+        tags: ['applications'],
+        body: S.CreateApplicationBody,
+        response: { 201: S.ApplicationWithSecretEntity },
+      },
+      config: ADMIN_SECRET,
+    },
     async (request, reply) => {
       const { name, redirect_uri, scopes, confidential } = request.body;
       const created = await applications.create({ name, redirectUri: redirect_uri, scopes, confidential: confidential ?? true }, admin);
@@ -42,14 +58,34 @@ export function applicationsApiRoutes(app: ApiApp, applications: ApplicationsSer
     },
   );
 
-  app.delete('/applications/:id', { schema: { params: S.ApplicationIdParams }, config: ADMIN }, async (request, reply) => {
-    await applications.remove(request.params.id, null);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/applications/:id',
+    {
+      schema: {
+        summary: 'Deletes an OAuth application',
+        tags: ['applications'],
+        params: S.ApplicationIdParams,
+        response: { 204: Type.Null() },
+      },
+      config: ADMIN,
+    },
+    async (request, reply) => {
+      await applications.remove(request.params.id, null);
+      return reply.code(204).send(null);
+    },
+  );
 
   app.post(
     '/applications/:id/renew-secret',
-    { schema: { params: S.ApplicationIdParams, response: { 201: S.ApplicationWithSecretEntity } }, config: ADMIN_SECRET },
+    {
+      schema: {
+        summary: "Renews an OAuth application's secret",
+        tags: ['applications'],
+        params: S.ApplicationIdParams,
+        response: { 201: S.ApplicationWithSecretEntity },
+      },
+      config: ADMIN_SECRET,
+    },
     async (request, reply) => {
       const renewed = await applications.renewSecret(request.params.id, null);
       return reply.code(201).send(mapApplicationWithSecret(renewed.application, renewed.secret));

@@ -11,6 +11,7 @@ import { AuthorizeDeviceForm, IntrospectForm, RevokeForm, TokenForm } from './fo
 import { mapTokenInfo } from './oauth.presenter.js';
 import type { AccessTokenRow, OAuthStorage } from './oauth.storage.js';
 import type { OidcService } from './oidc.service.js';
+import * as S from './oauth.schemas.js';
 import { readParams, requireParam } from './params.js';
 import { tokenEndpoint, type TokenEndpointDeps } from './token-endpoint.js';
 import type { OAuthTokens } from './tokens.service.js';
@@ -32,6 +33,7 @@ const form = (schema: TSchema) => ({ ...NONE, openapi: { form: schema } });
 /** The endpoints an OAuth access token is presented to. */
 const BEARER = { ...NONE, openapi: { security: ['bearer'] } };
 const FORM_LIMIT = 64 * 1024;
+const tags = ['oauth'];
 
 /** RFC 6749 §5.1: token-endpoint-like answers are never cached. */
 const noStore = (reply: FastifyReply): FastifyReply => reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
@@ -58,13 +60,15 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   const limited = limit ? { onRequest: async (request: FastifyRequest) => limiter.enforce('oauth', `ip:${request.ip}`, limit) } : {};
 
   preflight(app, '/oauth/token', CORS.token);
-  app.post('/oauth/token', { config: form(TokenForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
+  const token = { summary: 'Exchanges a grant for an access token', tags, response: { 200: S.TokenResponse } };
+  app.post('/oauth/token', { schema: token, config: form(TokenForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
     allowCors(request, reply, CORS.token);
     return noStore(reply).send(await tokenEndpoint(deps, request));
   });
 
   preflight(app, '/oauth/revoke', CORS.token);
-  app.post('/oauth/revoke', { config: form(RevokeForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
+  const revoke = { summary: 'Revokes an access or refresh token', tags, response: { 200: S.RevokeResponse } };
+  app.post('/oauth/revoke', { schema: revoke, config: form(RevokeForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
     allowCors(request, reply, CORS.token);
     const params = readParams(request.body ?? {});
     const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
@@ -73,25 +77,33 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   });
 
   preflight(app, '/oauth/introspect', CORS.token);
-  app.post('/oauth/introspect', { config: form(IntrospectForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
-    allowCors(request, reply, CORS.token);
-    const params = readParams(request.body ?? {});
-    const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
-    return noStore(reply).send(await tokens.introspect(application, requireParam(params, 'token')));
-  });
+  const introspect = { summary: 'Describes a token to the client it was issued to', tags, response: { 200: S.IntrospectionResponse } };
+  app.post(
+    '/oauth/introspect',
+    { schema: introspect, config: form(IntrospectForm), bodyLimit: FORM_LIMIT, ...limited },
+    async (request, reply) => {
+      allowCors(request, reply, CORS.token);
+      const params = readParams(request.body ?? {});
+      const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
+      return noStore(reply).send(await tokens.introspect(application, requireParam(params, 'token')));
+    },
+  );
 
   preflight(app, '/oauth/token/info', CORS.tokenInfo);
   // A found token's row lives a few seconds in the tokens' cache; its answer is built once per
   // row and second of `expires_in`, so a resource server checking one token again and again gets
   // the same bytes without redoing them (as GET /api/v4/user does for its caller).
   const infoBodies = new WeakMap<AccessTokenRow, { expiresIn: number | null; json: string }>();
-  app.get('/oauth/token/info', { config: BEARER }, async (request, reply) => {
+  const info = { summary: 'Shows the access token presented', tags, response: { 200: S.TokenInfo } };
+  app.get('/oauth/token/info', { schema: info, config: BEARER }, async (request, reply) => {
     allowCors(request, reply, CORS.tokenInfo);
     const token = await tokens.require(accessTokenOf(request));
     const expiresIn = tokens.expiresIn(token.token);
     let body = infoBodies.get(token.token);
     if (body?.expiresIn !== expiresIn) {
-      body = { expiresIn, json: JSON.stringify(mapTokenInfo(token.token, token.applicationUid, expiresIn)) };
+      // Serialised with the route's response schema (fast-json-stringify), as any answer is.
+      const json = reply.serialize(mapTokenInfo(token.token, token.applicationUid, expiresIn)) as string;
+      body = { expiresIn, json };
       infoBodies.set(token.token, body);
     }
     return noStore(reply).type('application/json; charset=utf-8').send(body.json);
@@ -103,25 +115,33 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
     const token = await tokens.require(accessTokenOf(request));
     return noStore(reply).send(await oidc.userinfo(token));
   };
-  app.get('/oauth/userinfo', { config: BEARER }, userinfo);
-  app.post('/oauth/userinfo', { config: BEARER, bodyLimit: FORM_LIMIT }, userinfo);
+  const claims = { summary: "Shows the OpenID Connect claims of the token's user", tags, response: { 200: S.UserInfo } };
+  app.get('/oauth/userinfo', { schema: claims, config: BEARER }, userinfo);
+  app.post('/oauth/userinfo', { schema: claims, config: BEARER, bodyLimit: FORM_LIMIT }, userinfo);
 
-  app.post('/oauth/authorize_device', { config: form(AuthorizeDeviceForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
-    const params = readParams(request.body ?? {});
-    const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
-    return noStore(reply).send(await device.authorize(application, params.get('scope')));
-  });
+  const authorizeDevice = { summary: 'Starts a device authorization', tags, response: { 200: S.DeviceAuthorizationResponse } };
+  app.post(
+    '/oauth/authorize_device',
+    { schema: authorizeDevice, config: form(AuthorizeDeviceForm), bodyLimit: FORM_LIMIT, ...limited },
+    async (request, reply) => {
+      const params = readParams(request.body ?? {});
+      const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
+      return noStore(reply).send(await device.authorize(application, params.get('scope')));
+    },
+  );
 
   preflight(app, '/.well-known/openid-configuration', CORS.discovery);
   const discovery = async (request: FastifyRequest, reply: FastifyReply) => {
     allowCors(request, reply, CORS.discovery);
     return reply.header('cache-control', 'public, max-age=3600').send(oidc.discovery());
   };
-  app.get('/.well-known/openid-configuration', { config: NONE }, discovery);
-  app.get('/.well-known/oauth-authorization-server', { config: NONE }, discovery);
+  const metadata = { summary: "Describes the provider's endpoints and capabilities", tags, response: { 200: S.DiscoveryDocument } };
+  app.get('/.well-known/openid-configuration', { schema: metadata, config: NONE }, discovery);
+  app.get('/.well-known/oauth-authorization-server', { schema: metadata, config: NONE }, discovery);
 
   preflight(app, '/oauth/discovery/keys', CORS.discovery);
-  app.get('/oauth/discovery/keys', { config: NONE }, async (request, reply) => {
+  const jwks = { summary: 'Lists the public keys that sign id_tokens', tags, response: { 200: S.JsonWebKeySet } };
+  app.get('/oauth/discovery/keys', { schema: jwks, config: NONE }, async (request, reply) => {
     allowCors(request, reply, CORS.discovery);
     return reply.header('cache-control', 'public, max-age=3600').send(await keys.jwks());
   });

@@ -25,3 +25,118 @@ export const ApplicationWithSecretEntity = Type.Object({
   ...ApplicationEntity.properties,
   secret: Type.String(),
 });
+
+// Answers of the OAuth and OpenID Connect endpoints (oauth.presenter.ts, oidc.service.ts,
+// device.service.ts, keys.service.ts). Fastify serialises each with its schema, so they are
+// allow-lists; an optional field a grant leaves out stays out of the answer.
+
+/** RFC 6749 §5.1 (SPEC "Token response"), in the order the established product sends. */
+export const TokenResponse = Type.Object({
+  access_token: Type.String(),
+  /** `bearer` for the authorization code and refresh grants, `Bearer` for the device grant. */
+  token_type: Type.Union([Type.Literal('bearer'), Type.Literal('Bearer')]),
+  expires_in: Type.Integer(),
+  refresh_token: Type.Optional(Type.String()),
+  /** Device grant only. */
+  scope: Type.Optional(Type.String()),
+  /** Unix time, seconds. */
+  created_at: Type.Integer(),
+  /** When `openid` was granted (OIDC Core §3.1.3.3). */
+  id_token: Type.Optional(Type.String()),
+});
+
+/** RFC 7009 §2.2: an empty object, whether or not the token was known. */
+export const RevokeResponse = Type.Object({});
+
+/** RFC 7662 §2.2: `{active: false}`, or the active token's description. */
+export const IntrospectionResponse = Type.Object({
+  active: Type.Boolean(),
+  scope: Type.Optional(Type.String()),
+  client_id: Type.Optional(Type.String()),
+  /** Access tokens only. */
+  username: Type.Optional(Type.String()),
+  token_type: Type.Optional(Type.Union([Type.Literal('Bearer'), Type.Literal('refresh_token')])),
+  /** Access tokens that expire only. */
+  exp: Type.Optional(Type.Integer()),
+  iat: Type.Optional(Type.Integer()),
+  sub: Type.Optional(Type.String()),
+});
+
+const NullableSeconds = Type.Union([Type.Integer(), Type.Null()]);
+
+/** SPEC "Token information", with the deprecated aliases `scopes` and `expires_in_seconds` (rule 8). */
+export const TokenInfo = Type.Object({
+  resource_owner_id: Type.Integer(),
+  scope: Type.Array(Type.String()),
+  /** Seconds left; null for a token that does not expire. */
+  expires_in: NullableSeconds,
+  application: Type.Object({ uid: Type.String() }),
+  /** Unix time, seconds. */
+  created_at: Type.Integer(),
+  /** Deprecated alias of `scope`. */
+  scopes: Type.Array(Type.String(), { deprecated: true }),
+  /** Deprecated alias of `expires_in`. */
+  expires_in_seconds: Type.Union([Type.Integer(), Type.Null()], { deprecated: true }),
+});
+
+/** OIDC Core §5.3.2 (reference §2.8); `email` and `email_verified` only when there is an address to show. */
+export const UserInfo = Type.Object({
+  sub: Type.String(),
+  name: Type.String(),
+  nickname: Type.String(),
+  preferred_username: Type.String(),
+  profile: Type.String(),
+  email: Type.Optional(Type.String()),
+  email_verified: Type.Optional(Type.Boolean()),
+});
+
+/** RFC 8628 §3.2. */
+export const DeviceAuthorizationResponse = Type.Object({
+  device_code: Type.String(),
+  user_code: Type.String(),
+  verification_uri: Type.String(),
+  verification_uri_complete: Type.String(),
+  expires_in: Type.Integer(),
+  interval: Type.Integer(),
+});
+
+const Strings = Type.Array(Type.String());
+
+/** OIDC Discovery 1.0 §3 / RFC 8414 §2. */
+export const DiscoveryDocument = Type.Object({
+  issuer: Type.String(),
+  authorization_endpoint: Type.String(),
+  token_endpoint: Type.String(),
+  revocation_endpoint: Type.String(),
+  introspection_endpoint: Type.String(),
+  userinfo_endpoint: Type.String(),
+  jwks_uri: Type.String(),
+  device_authorization_endpoint: Type.String(),
+  scopes_supported: Strings,
+  response_types_supported: Strings,
+  response_modes_supported: Strings,
+  grant_types_supported: Strings,
+  token_endpoint_auth_methods_supported: Strings,
+  revocation_endpoint_auth_methods_supported: Strings,
+  introspection_endpoint_auth_methods_supported: Strings,
+  subject_types_supported: Strings,
+  id_token_signing_alg_values_supported: Strings,
+  claim_types_supported: Strings,
+  claims_supported: Strings,
+  code_challenge_methods_supported: Strings,
+  authorization_response_iss_parameter_supported: Type.Boolean(),
+});
+
+/** RFC 7517 §5: the RS256 public keys that sign id_tokens. */
+export const JsonWebKeySet = Type.Object({
+  keys: Type.Array(
+    Type.Object({
+      kty: Type.String(),
+      n: Type.String(),
+      e: Type.String(),
+      kid: Type.String(),
+      use: Type.String(),
+      alg: Type.String(),
+    }),
+  ),
+});
