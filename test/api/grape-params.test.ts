@@ -36,6 +36,18 @@ describe('wire conventions of the established API (issue 19)', () => {
       for (const res of answers) assert.equal(res.headers['content-type'], 'application/json', `${res.statusCode} ${res.body}`);
     });
 
+    it('a rate-limited answer (429) is application/json too', async () => {
+      const limited = await createTestApp({ env: { RATE_LIMITS: 'api_authenticated=1/m' } });
+      try {
+        await limited.api('GET', '/user');
+        const res = await limited.api('GET', '/user');
+        assert.equal(res.statusCode, 429);
+        assert.equal(res.headers['content-type'], 'application/json');
+      } finally {
+        await limited.close();
+      }
+    });
+
     it('OAuth answers keep their own media type', async () => {
       const res = await t.app.inject({ method: 'POST', url: '/oauth/token', headers: FORM, payload: 'grant_type=nonsense' });
       assert.equal(res.statusCode, 400);
