@@ -11,6 +11,7 @@ export default tseslint.config(
       'bench/results/**',
       'scripts/*.mjs',
       'test/**/*.mjs',
+      'test/contract/generated/**',
       'eslint.config.js',
     ],
   },

@@ -21,7 +21,8 @@ async function contractApp(): Promise<FastifyInstance> {
   const collector = new OpenApiCollector();
   collector.attach(app);
   const Item = Type.Object({ id: Type.Integer(), name: Type.String() });
-  const schema = { summary: 'An item', tags: ['test'], response: { 200: Item } };
+  // Typed loosely: the routes below answer statuses their schema does not declare, on purpose.
+  const schema = { summary: 'An item', tags: ['test'], response: { 200: Item } as Record<number, unknown> };
   // Text sent as JSON bypasses the serialiser, as a cached answer does.
   app.get('/api/v4/items/:id', { schema }, async (request, reply) => {
     const { id } = request.params as { id: string };

@@ -165,8 +165,11 @@ export class OpenApiCollector {
       ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
       parameters: [...pathParameters(path, schema.params), ...query],
     };
-    if (schema.body) operation.requestBody = { content: { 'application/json': { schema: plain(schema.body) } } };
-    else if (own?.form) {
+    if (schema.body) {
+      const body = plain(schema.body);
+      const required = Array.isArray(body.required) && body.required.length > 0;
+      operation.requestBody = { ...(required ? { required } : {}), content: { 'application/json': { schema: body } } };
+    } else if (own?.form) {
       const form = plain(own.form);
       operation.requestBody = {
         required: true,
