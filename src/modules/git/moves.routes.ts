@@ -1,11 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { NotFoundError, ValidationError } from '../../infra/errors/index.js';
-import { IntegerId, NamespaceOrProjectId, PaginationQuery, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
 import type { ProjectLookup, SnippetsService } from '../projects/index.js';
 import type { MoveContainerKind } from './git.repository.js';
 import type { MovePresenter } from './moves.presenter.js';
+import * as S from './moves.schemas.js';
 import type { MovesService } from './moves.service.js';
 
 export interface MovesRouteDeps {
@@ -16,19 +17,12 @@ export interface MovesRouteDeps {
   snippets: SnippetsService;
 }
 
-const StorageName = Type.String({ minLength: 1, maxLength: 255 });
-const BulkBody = Type.Object({ source_storage_name: StorageName, destination_storage_name: Type.Optional(StorageName) });
-const SingleBody = Type.Object({ destination_storage_name: Type.Optional(StorageName) });
-const ListQuery = Type.Object(PaginationQuery);
-const MoveParams = Type.Object({ repository_storage_move_id: IntegerId });
-const ContainerParams = Type.Object({ id: NamespaceOrProjectId });
-const ContainerMoveParams = Type.Object({ id: NamespaceOrProjectId, repository_storage_move_id: IntegerId });
-
-const FAMILIES: { kind: MoveContainerKind; collection: string; containers: string }[] = [
-  { kind: 'project', collection: 'project_repository_storage_moves', containers: 'projects' },
-  { kind: 'snippet', collection: 'snippet_repository_storage_moves', containers: 'snippets' },
-  { kind: 'group', collection: 'group_repository_storage_moves', containers: 'groups' },
+const FAMILIES: { kind: MoveContainerKind; collection: string; containers: string; entity: TObject }[] = [
+  { kind: 'project', collection: 'project_repository_storage_moves', containers: 'projects', entity: S.ProjectMove },
+  { kind: 'snippet', collection: 'snippet_repository_storage_moves', containers: 'snippets', entity: S.SnippetMove },
+  { kind: 'group', collection: 'group_repository_storage_moves', containers: 'groups', entity: S.GroupMove },
 ];
+const tags = ['repository_storage_moves'];
 
 /**
  * Repository storage moves (SPEC "Repository storage moves", reference §3.1), administrators
@@ -53,32 +47,51 @@ export function movesRoutes(app: ApiApp, deps: MovesRouteDeps): void {
     return snippet.id;
   };
 
-  for (const { kind, collection, containers } of FAMILIES) {
+  for (const { kind, collection, containers, entity } of FAMILIES) {
     try {
       moves.ensureAvailable(kind);
     } catch {
       continue;
     }
 
-    app.get(`/${collection}`, { schema: { querystring: ListQuery }, config: { policy } }, async (request, reply) => {
+    const list = { 200: Type.Array(entity) };
+    const one = { 200: entity };
+    const listAll = { summary: `Lists every ${kind} repository storage move`, tags, querystring: S.MoveListQuery, response: list };
+    app.get(`/${collection}`, { schema: listAll, config: { policy } }, async (request, reply) => {
       const page = pageOf(request.query);
       const { rows, total } = await moves.list(kind, null, page.limit, page.offset);
       setPaginationHeaders(request, reply, page, total, base);
       return presenter.presentAll(rows);
     });
 
-    app.get(`/${collection}/:repository_storage_move_id`, { schema: { params: MoveParams }, config: { policy } }, async (request) =>
+    const show = { summary: `Shows a ${kind} repository storage move`, tags, params: S.MoveParams, response: one };
+    app.get(`/${collection}/:repository_storage_move_id`, { schema: show, config: { policy } }, async (request) =>
       presenter.present(await moves.get(kind, request.params.repository_storage_move_id)),
     );
 
-    app.post(`/${collection}`, { schema: { body: BulkBody }, config: { policy } }, async (request, reply) => {
+    const bulk = {
+      summary: `Schedules moves of every ${kind} repository on a storage`,
+      tags,
+      body: S.BulkMoveBody,
+      response: { 202: S.MovesScheduled },
+    };
+    app.post(`/${collection}`, { schema: bulk, config: { policy } }, async (request, reply) => {
       await moves.scheduleBulk(kind, request.body.source_storage_name, request.body.destination_storage_name);
       return reply.code(202).send({ message: '202 Accepted' });
     });
 
     app.get(
       `/${containers}/:id/repository_storage_moves`,
-      { schema: { params: ContainerParams, querystring: ListQuery }, config: { policy } },
+      {
+        schema: {
+          summary: `Lists a ${kind}'s repository storage moves`,
+          tags,
+          params: S.ContainerParams,
+          querystring: S.MoveListQuery,
+          response: list,
+        },
+        config: { policy },
+      },
       async (request, reply) => {
         const id = await containerId(kind, request, request.params.id);
         const page = pageOf(request.query);
@@ -90,7 +103,10 @@ export function movesRoutes(app: ApiApp, deps: MovesRouteDeps): void {
 
     app.get(
       `/${containers}/:id/repository_storage_moves/:repository_storage_move_id`,
-      { schema: { params: ContainerMoveParams }, config: { policy } },
+      {
+        schema: { summary: `Shows a repository storage move of a ${kind}`, tags, params: S.ContainerMoveParams, response: one },
+        config: { policy },
+      },
       async (request) => {
         const id = await containerId(kind, request, request.params.id);
         return presenter.present(await moves.get(kind, request.params.repository_storage_move_id, id));
@@ -99,7 +115,16 @@ export function movesRoutes(app: ApiApp, deps: MovesRouteDeps): void {
 
     app.post(
       `/${containers}/:id/repository_storage_moves`,
-      { schema: { params: ContainerParams, body: SingleBody }, config: { policy } },
+      {
+        schema: {
+          summary: `Schedules a move of a ${kind}'s repository`,
+          tags,
+          params: S.ContainerParams,
+          body: S.SingleMoveBody,
+          response: { 201: entity },
+        },
+        config: { policy },
+      },
       async (request, reply) => {
         const id = await containerId(kind, request, request.params.id);
         const move = await moves.schedule(kind, id, request.body.destination_storage_name);

@@ -32,6 +32,8 @@ export { TokensService } from './tokens.service.js';
 export type { UserRow } from './users.repository.js';
 export type { TokenRow } from './tokens.repository.js';
 export { mapUserBasic, mapUser } from './identity.presenter.js';
+/** Response schemas other modules embed (a snippet's author, an event's author…). */
+export { UserBasic as UserBasicSchema, User as UserSchema } from './identity.schemas.js';
 export { PageAuth, safeRedirect, signInPath } from './page-auth.js';
 export { SESSION_COOKIE } from './sessions.service.js';
 export type { MembershipPort } from './resource-tokens.service.js';

@@ -1,0 +1,67 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { IntegerId, NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
+import { UserBasicSchema } from '../identity/index.js';
+
+// Requests and answers of the repository storage moves API (moves.routes.ts, moves.presenter.ts).
+// Fastify serialises the answers with these schemas, so they list every field the presenter returns.
+
+const StorageName = Type.String({ minLength: 1, maxLength: 255 });
+export const BulkMoveBody = Type.Object({ source_storage_name: StorageName, destination_storage_name: Type.Optional(StorageName) });
+export const SingleMoveBody = Type.Object({ destination_storage_name: Type.Optional(StorageName) });
+export const MoveListQuery = Type.Object(PaginationQuery);
+export const MoveParams = Type.Object({ repository_storage_move_id: IntegerId });
+export const ContainerParams = Type.Object({ id: NamespaceOrProjectId });
+export const ContainerMoveParams = Type.Object({ id: NamespaceOrProjectId, repository_storage_move_id: IntegerId });
+
+const DateTime = Type.String({ format: 'date-time' });
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** `human_state_name` (reference §3.2): each state's name, `cleanup failed` with a space. */
+const MoveStateName = Type.Union(
+  ['initial', 'scheduled', 'started', 'finished', 'failed', 'replicated', 'cleanup failed'].map((s) => Type.Literal(s)),
+);
+
+const BasicMove = {
+  id: Type.Integer(),
+  created_at: DateTime,
+  state: MoveStateName,
+  source_storage_name: Type.String(),
+  destination_storage_name: Type.String(),
+  error_message: Nullable(Type.String()),
+};
+
+/** `ProjectIdentity`; null when the project is gone. */
+const ProjectIdentity = Type.Object({
+  id: Type.Integer(),
+  description: Type.String(),
+  name: Type.String(),
+  name_with_namespace: Type.String(),
+  path: Type.String(),
+  path_with_namespace: Type.String(),
+  created_at: DateTime,
+});
+
+/** `BasicSnippet`; null when the snippet is gone. */
+const BasicSnippet = Type.Object({
+  id: Type.Integer(),
+  title: Type.String(),
+  description: Type.String(),
+  visibility: Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]),
+  author: Nullable(UserBasicSchema),
+  created_at: DateTime,
+  updated_at: DateTime,
+  project_id: Nullable(Type.Integer()),
+  web_url: Type.String(),
+  raw_url: Type.String(),
+  http_url_to_repo: Type.String(),
+});
+
+/** The group of a group move; null when the group is gone. */
+const GroupIdentity = Type.Object({ id: Type.Integer(), web_url: Type.String(), name: Type.String() });
+
+export const ProjectMove = Type.Object({ ...BasicMove, project: Nullable(ProjectIdentity) });
+export const SnippetMove = Type.Object({ ...BasicMove, snippet: Nullable(BasicSnippet) });
+export const GroupMove = Type.Object({ ...BasicMove, group: Nullable(GroupIdentity) });
+
+/** `POST /<kind>_repository_storage_moves`: the bulk move is scheduled. */
+export const MovesScheduled = Type.Object({ message: Type.String() });
