@@ -4,7 +4,7 @@ import type { AlertRow, AlertSettingsRow } from './alerts.repository.js';
 import { alertPagePath } from './incidents.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { readExample, readMappings } from './mappings.js';
-import { customFieldsOf } from './normalize.common.js';
+import { customFieldsOf, type Severity } from './normalize.common.js';
 
 /** Where an integration receives alerts (SPEC "Alert receiver"; reference A10 for HTTP). */
 export function integrationUrl(row: IntegrationRow, project: ProjectRow, externalUrl: string): string {
@@ -50,7 +50,8 @@ export function mapAlert(
     title: row.title,
     description: row.description,
     status: row.status,
-    severity: row.severity,
+    // Written only through genericSeverity or prometheusSeverity (normalize.*.ts).
+    severity: row.severity as Severity,
     service: row.service,
     monitoring_tool: row.monitoring_tool,
     hosts: JSON.parse(row.hosts) as string[],

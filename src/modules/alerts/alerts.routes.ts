@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { BadRequestError, ForbiddenError } from '../../infra/errors/index.js';
 import { enforceIngestionLimits, ingestionLimits, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import { AccessLevel } from '../projects/index.js';
@@ -20,10 +21,20 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
   // Creation and reset answer the integration's key.
   const secret = { policy, secret: true };
   const prefix = '/projects/:id/alert_management';
+  const tags = ['alerts'];
 
   app.get(
     `${prefix}/integrations`,
-    { schema: { params: S.ProjectParams, querystring: S.ListIntegrationsQuery }, config: { policy } },
+    {
+      schema: {
+        summary: "Lists the project's alert integrations",
+        tags,
+        params: S.ProjectParams,
+        querystring: S.ListIntegrationsQuery,
+        response: { 200: S.IntegrationList },
+      },
+      config: { policy },
+    },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
       const page = pageOf(request.query);
@@ -35,7 +46,16 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
 
   app.post(
     `${prefix}/integrations`,
-    { schema: { params: S.ProjectParams, body: S.CreateIntegrationBody }, config: secret },
+    {
+      schema: {
+        summary: 'Creates an alert integration and answers its key',
+        tags,
+        params: S.ProjectParams,
+        body: S.CreateIntegrationBody,
+        response: { 201: S.Integration },
+      },
+      config: secret,
+    },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
       const { row, token } = await integrations.create(project, request.body);
@@ -43,14 +63,30 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
     },
   );
 
-  app.get(`${prefix}/integrations/:integration_id`, { schema: { params: S.IntegrationParams }, config: { policy } }, async (request) => {
-    const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-    return mapIntegration(await integrations.get(project, request.params.integration_id), project, base);
-  });
+  app.get(
+    `${prefix}/integrations/:integration_id`,
+    {
+      schema: { summary: 'Shows an alert integration', tags, params: S.IntegrationParams, response: { 200: S.Integration } },
+      config: { policy },
+    },
+    async (request) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
+      return mapIntegration(await integrations.get(project, request.params.integration_id), project, base);
+    },
+  );
 
   app.put(
     `${prefix}/integrations/:integration_id`,
-    { schema: { params: S.IntegrationParams, body: S.UpdateIntegrationBody }, config: { policy } },
+    {
+      schema: {
+        summary: 'Updates an alert integration',
+        tags,
+        params: S.IntegrationParams,
+        body: S.UpdateIntegrationBody,
+        response: { 200: S.Integration },
+      },
+      config: { policy },
+    },
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
       return mapIntegration(await integrations.update(project, request.params.integration_id, request.body), project, base);
@@ -59,17 +95,28 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
 
   app.delete(
     `${prefix}/integrations/:integration_id`,
-    { schema: { params: S.IntegrationParams }, config: { policy } },
+    {
+      schema: { summary: 'Deletes an alert integration', tags, params: S.IntegrationParams, response: { 204: Type.Null() } },
+      config: { policy },
+    },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
       await integrations.remove(project, request.params.integration_id);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 
   app.post(
     `${prefix}/integrations/:integration_id/reset_token`,
-    { schema: { params: S.IntegrationParams }, config: secret },
+    {
+      schema: {
+        summary: "Replaces an integration's key and answers the new one",
+        tags,
+        params: S.IntegrationParams,
+        response: { 200: S.Integration },
+      },
+      config: secret,
+    },
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
       const { row, token } = await integrations.resetToken(project, request.params.integration_id);
@@ -80,7 +127,15 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
   // The body is the alert payload itself; empty sends the integration's sample (SPEC "Alert receiver").
   app.post(
     `${prefix}/integrations/:integration_id/test`,
-    { schema: { params: S.IntegrationParams }, config: { policy } },
+    {
+      schema: {
+        summary: "Sends a test alert (the body, else the integration's sample) through the integration",
+        tags,
+        params: S.IntegrationParams,
+        response: { 200: S.AlertSummaries },
+      },
+      config: { policy },
+    },
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.DEVELOPER);
       const integration = await integrations.get(project, request.params.integration_id);
@@ -92,19 +147,48 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
     },
   );
 
-  app.get(`${prefix}/settings`, { schema: { params: S.ProjectParams }, config: { policy } }, async (request) => {
-    const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-    return mapSettings(await alerts.settings(project));
-  });
+  app.get(
+    `${prefix}/settings`,
+    {
+      schema: { summary: "Shows the project's alert settings", tags, params: S.ProjectParams, response: { 200: S.Settings } },
+      config: { policy },
+    },
+    async (request) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
+      return mapSettings(await alerts.settings(project));
+    },
+  );
 
-  app.put(`${prefix}/settings`, { schema: { params: S.ProjectParams, body: S.SettingsBody }, config: { policy } }, async (request) => {
-    const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-    return mapSettings(await alerts.updateSettings(project, request.body));
-  });
+  app.put(
+    `${prefix}/settings`,
+    {
+      schema: {
+        summary: "Updates the project's alert settings",
+        tags,
+        params: S.ProjectParams,
+        body: S.SettingsBody,
+        response: { 200: S.Settings },
+      },
+      config: { policy },
+    },
+    async (request) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
+      return mapSettings(await alerts.updateSettings(project, request.body));
+    },
+  );
 
   app.get(
     `${prefix}/alerts`,
-    { schema: { params: S.ProjectParams, querystring: S.ListAlertsQuery }, config: { policy } },
+    {
+      schema: {
+        summary: "Lists the project's alerts",
+        tags,
+        params: S.ProjectParams,
+        querystring: S.ListAlertsQuery,
+        response: { 200: S.AlertList },
+      },
+      config: { policy },
+    },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.DEVELOPER);
       const q = request.query;
@@ -125,15 +209,22 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
     },
   );
 
-  app.get(`${prefix}/alerts/:alert_iid`, { schema: { params: S.AlertParams }, config: { policy } }, async (request) => {
-    const { project } = await lookup.project(request, request.params.id, AccessLevel.DEVELOPER);
-    const alert = await alerts.get(project, request.params.alert_iid);
-    return deps.present(alert, project);
-  });
+  app.get(
+    `${prefix}/alerts/:alert_iid`,
+    { schema: { summary: 'Shows an alert', tags, params: S.AlertParams, response: { 200: S.Alert } }, config: { policy } },
+    async (request) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.DEVELOPER);
+      const alert = await alerts.get(project, request.params.alert_iid);
+      return deps.present(alert, project);
+    },
+  );
 
   app.put(
     `${prefix}/alerts/:alert_iid`,
-    { schema: { params: S.AlertParams, body: S.UpdateAlertBody }, config: { policy } },
+    {
+      schema: { summary: "Changes an alert's status", tags, params: S.AlertParams, body: S.UpdateAlertBody, response: { 200: S.Alert } },
+      config: { policy },
+    },
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.DEVELOPER);
       if (!request.body.status) throw new BadRequestError('Please provide attributes to update');

@@ -1,5 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IntegerId, NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
+import {
+  AnyJson,
+  IsoDate,
+  JsonObject,
+  Nullable,
+  NullableInteger,
+  NullableIsoDate,
+  NullableJsonObject,
+  NullableString,
+  StringEnum,
+} from '../../infra/http/response-types.js';
+import { SEVERITIES } from './normalize.common.js';
+import { GENERIC_KEYS } from './normalize.generic.js';
 
 /** Largest alert payload and sample, and deepest nesting (reference A4). */
 export const PAYLOAD_LIMIT_BYTES = 1024 * 1024;
@@ -45,6 +58,7 @@ export const UpdateIntegrationBody = Type.Object({
 });
 export type UpdateIntegrationInput = Static<typeof UpdateIntegrationBody>;
 
+const ALERT_STATUS_VALUES = ['triggered', 'acknowledged', 'resolved', 'ignored'] as const;
 export const StatusValue = Type.Union([
   Type.Literal('triggered'),
   Type.Literal('acknowledged'),
@@ -89,3 +103,75 @@ export const SettingsBody = Type.Object({
   send_email: Type.Optional(Type.Boolean()),
 });
 export type SettingsInput = Static<typeof SettingsBody>;
+
+/*
+ * Response schemas: allow-lists that Fastify serialises the answers with (fast-json-stringify),
+ * one field for each field of alerts.presenter.ts, with its type and nullability.
+ */
+
+const IntegrationType = StringEnum(['http', 'prometheus']);
+
+/** A stored custom mapping (mappings.ts `checkMappings`): a path item is a key or an array index. */
+const MappingOut = Type.Object({
+  field_name: StringEnum(GENERIC_KEYS),
+  path: Type.Array(Type.Unsafe<string | number>({ type: ['string', 'integer'] })),
+  type: StringEnum(['string', 'datetime', 'array', 'number']),
+  label: Type.Optional(NullableString),
+});
+
+export const Integration = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  type: IntegrationType,
+  active: Type.Boolean(),
+  endpoint_identifier: Type.String(),
+  url: Type.String({ description: 'Where the integration receives alerts' }),
+  // The sample as the client gave it: written whole.
+  payload_example: NullableJsonObject,
+  payload_attribute_mappings: Type.Array(MappingOut),
+  created_at: IsoDate,
+  updated_at: IsoDate,
+  token: Type.Optional(Type.String({ description: 'The key: only in the answers to create and reset_token' })),
+});
+export const IntegrationList = Type.Array(Integration);
+
+export const Alert = Type.Object({
+  id: Type.Integer(),
+  iid: Type.Integer(),
+  project_id: Type.Integer(),
+  title: Type.String(),
+  description: NullableString,
+  status: StringEnum(ALERT_STATUS_VALUES),
+  severity: StringEnum(SEVERITIES),
+  service: NullableString,
+  monitoring_tool: NullableString,
+  hosts: Type.Array(Type.String()),
+  started_at: IsoDate,
+  ended_at: NullableIsoDate,
+  event_count: Type.Integer(),
+  fingerprint: NullableString,
+  environment_name: NullableString,
+  runbook: NullableString,
+  full_query: NullableString,
+  y_label: NullableString,
+  incident_markdown: NullableString,
+  issue_iid: NullableInteger,
+  issue_id: NullableInteger,
+  integration: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), type: IntegrationType })),
+  // Values the client's payload holds at the mapped paths, and the payload itself: written whole.
+  custom_fields: JsonObject,
+  payload: AnyJson,
+  details_url: Type.String(),
+  created_at: IsoDate,
+  updated_at: IsoDate,
+});
+export const AlertList = Type.Array(Alert);
+
+export const Settings = Type.Object({
+  create_issue: Type.Boolean(),
+  auto_close_incident: Type.Boolean(),
+  send_email: Type.Boolean(),
+});
+
+/** What the receiver and a test alert answer: each alert the request created, grouped or resolved. */
+export const AlertSummaries = Type.Array(Type.Object({ iid: Type.Integer(), title: Type.String() }));
