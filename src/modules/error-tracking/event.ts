@@ -1,4 +1,5 @@
 import { hash, randomUUID } from 'node:crypto';
+import { formatLogMessage } from './message-format.js';
 
 /** What an event contributes to its error and its own row (reference B6, C7). */
 export interface NormalizedEvent {
@@ -76,13 +77,16 @@ export function topFrame(frames: Frame[]): Frame | undefined {
   return frames.some((f) => f.in_app === false) ? undefined : frames[frames.length - 1];
 }
 
-/** `message` (string or `{message, formatted}`) or `logentry`: the template and the text. */
+/**
+ * `message` (string or `{message, params, formatted}`) or `logentry`: the template and the text.
+ * Without `formatted`, the text is the template with its params (message-format.ts).
+ */
 function messageOf(event: Json): { template: string; formatted: string } | undefined {
   for (const raw of [event.logentry, event.message]) {
     if (typeof raw === 'string' && raw !== '') return { template: raw, formatted: raw };
     if (isObject(raw)) {
       const template = str(raw.message) ?? str(raw.formatted);
-      if (template) return { template, formatted: str(raw.formatted) ?? template };
+      if (template) return { template, formatted: str(raw.formatted) ?? formatLogMessage(template, raw.params) ?? template };
     }
   }
   return undefined;

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { enableTracking, gzip, post, sentryAuth, storePath, type TrackedProject } from '../helpers/sentry.js';
+
+/**
+ * Log records as sentry-python's logging integration sends them (1.9.10, Debian's
+ * python3-sentry-sdk): `logentry: {message, params}` and no `formatted`, gzip, to /store/.
+ */
+describe('error tracking: log messages with params', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  before(async () => {
+    t = await createTestApp();
+    owner = await createUser(t.app);
+  });
+  after(() => t.close());
+
+  const fresh = async (): Promise<TrackedProject> => enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+  const logRecord = async (p: TrackedProject, message: string, params: unknown) => {
+    const event = { platform: 'python', level: 'error', logger: 'shop.sync', logentry: { message, params } };
+    const res = await post(t, storePath(p.projectId), gzip(JSON.stringify(event)), {
+      'x-sentry-auth': sentryAuth(p.key, 'sentry.python/1.9.10'),
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+    });
+    assert.equal(res.statusCode, 200, res.body);
+  };
+  const titles = async (p: TrackedProject): Promise<[string, number][]> => {
+    const res = await t.api('GET', `/projects/${p.projectId}/error_tracking/errors?sort=frequency`, { token: owner.token });
+    assert.equal(res.statusCode, 200, res.body);
+    return res
+      .json<{ title: string; count: number }[]>()
+      .map((e): [string, number] => [e.title, e.count])
+      .sort();
+  };
+
+  it('a logentry without formatted text is read with its params filled in, and grouped by its template', async () => {
+    const p = await fresh();
+    await logRecord(p, 'Order %s failed to sync', [41]);
+    await logRecord(p, 'Order %s failed to sync', [42]);
+    assert.deepEqual(await titles(p), [['Order 42 failed to sync', 2]]);
+  });
+
+  it('params as Python prints them: %d, %r, None, True, named fields from an object, %% as %', async () => {
+    const p = await fresh();
+    await logRecord(p, 'Retry %d of %s for %r', [2.9, 'sync', 'ann']);
+    await logRecord(p, 'Flags %s %s', [null, true]);
+    await logRecord(p, 'Disk %(mount)s at %(percent)d%%', { mount: '/srv', percent: 97.5 });
+    assert.deepEqual(await titles(p), [
+      ['Disk /srv at 97%', 1],
+      ['Flags None True', 1],
+      ["Retry 2 of sync for 'ann'", 1],
+    ]);
+  });
+
+  it('a template without params, or with params that do not fit it, is shown as it is', async () => {
+    const p = await fresh();
+    await logRecord(p, 'Progress at 100%', []);
+    await logRecord(p, 'Needs %s and %s', ['one']);
+    await logRecord(p, 'Takes %s', ['one', 'two']);
+    await logRecord(p, 'Named %(missing)s', { other: 1 });
+    assert.deepEqual(await titles(p), [
+      ['Named %(missing)s', 1],
+      ['Needs %s and %s', 1],
+      ['Progress at 100%', 1],
+      ['Takes %s', 1],
+    ]);
+  });
+});
