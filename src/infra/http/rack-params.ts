@@ -11,6 +11,7 @@ const newParams = (): Params => Object.create(null) as Params;
 const isParams = (value: unknown): value is Params => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function decode(text: string): string {
+  if (!text.includes('%') && !text.includes('+')) return text;
   const spaced = text.includes('+') ? text.replace(/\+/g, ' ') : text;
   try {
     return decodeURIComponent(spaced);
@@ -59,8 +60,9 @@ function normalize(params: Params, name: string, value: unknown, depth: number):
   if (after === '') {
     if (key === '[]' && depth !== 0) return [value];
     const existing = params[key];
-    if (depth === 0 && existing !== undefined)
-      params[key] = Array.isArray(existing) ? [...(existing as unknown[]), value] : [existing, value];
+    // Appended in place: a copy per repeat would be quadratic in a hostile form's repeats.
+    if (depth === 0 && Array.isArray(existing)) existing.push(value);
+    else if (depth === 0 && existing !== undefined) params[key] = [existing, value];
     else params[key] = value;
   } else if (after === '[') {
     params[name] = value;
