@@ -81,15 +81,30 @@ export const ERROR_SCHEMAS: Record<string, JsonSchema> = {
   Message: { ...message, description: 'An error with a message, e.g. `{"message":"404 Project Not Found"}`.' },
   BadRequest: {
     type: 'object',
-    description: 'A missing or invalid parameter: `message` is a string naming it, or an object of arrays of messages by attribute.',
+    description:
+      'A missing or invalid parameter: `message` is a string naming it, or an object of arrays of messages by attribute (`{"error": …}` for content refused as spam).',
     properties: {
       message: {
-        anyOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }],
+        anyOf: [
+          { type: 'string' },
+          { type: 'object', additionalProperties: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }] } },
+        ],
       },
     },
     required: ['message'],
   },
   OAuthError: { ...oauthError, description: 'RFC 6749 §5.2 / RFC 6750 §3.1 error.' },
+  Conflict: {
+    type: 'object',
+    description: 'A conflict: a name or path taken, or content held as spam until a CAPTCHA is solved.',
+    properties: {
+      message: { anyOf: [{ type: 'string' }, { type: 'object', properties: { error: { type: 'string' } } }] },
+      needs_captcha_response: { type: 'boolean' },
+      spam_log_id: { type: 'integer' },
+      captcha_site_key: { type: 'string' },
+    },
+    required: ['message'],
+  },
   RateLimited: {
     type: 'object',
     properties: { message: { anyOf: [{ type: 'string' }, { type: 'object', properties: { error: { type: 'string' } } }] } },
@@ -112,7 +127,7 @@ export const ERROR_RESPONSES: Record<string, JsonSchema> = {
     content: json({ anyOf: [ref('Message'), ref('OAuthError')] }),
   },
   NotFound: { description: 'Not found, or not visible to the caller', content: json(ref('Message')) },
-  Conflict: { description: 'Conflict with the current state (a name or path taken)', content: json(ref('Message')) },
+  Conflict: { description: 'Conflict with the current state (a name or path taken, or spam)', content: json(ref('Conflict')) },
   Unprocessable: { description: 'The request cannot be applied in the current state', content: json(ref('Message')) },
   TooManyRequests: {
     description: 'Rate limited',
