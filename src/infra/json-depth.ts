@@ -23,13 +23,18 @@ export function jsonDepth(value: unknown, limit: number): number {
  */
 export function jsonTextTooDeep(text: string, limit: number): boolean {
   if (text.length <= limit) return false;
+  // Most documents open fewer brackets than the limit in all: counted with indexOf (fast),
+  // they need no walk.
+  let opens = 0;
+  for (let i = text.indexOf('{'); i !== -1 && opens <= limit; i = text.indexOf('{', i + 1)) opens += 1;
+  for (let i = text.indexOf('['); i !== -1 && opens <= limit; i = text.indexOf('[', i + 1)) opens += 1;
+  if (opens <= limit) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92)
-        i += 1; // a backslash escapes the next character
+      if (c === 92) i += 1; // a backslash escapes the next character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 91 || c === 123) {

@@ -83,3 +83,34 @@ describe('PUSH_EVENT_ACTIVITIES_LIMIT', () => {
     assert.throws(() => loadConfig({ DATA_DIR: dataDir(), PUSH_EVENT_ACTIVITIES_LIMIT: '-1' }), ConfigError);
   });
 });
+
+describe('git and request-body limits (issue 18)', () => {
+  const dataDir = () => mkdtempSync(path.join(os.tmpdir(), 'basalt-config-'));
+  it('default to 8 per address and 32 git processes, 3600 s, 10 MiB fetch bodies, 30 s body idle time', () => {
+    const config = loadConfig({ DATA_DIR: dataDir() });
+    assert.equal(config.gitMaxConcurrencyPerIp, 8);
+    assert.equal(config.gitMaxConcurrency, 32);
+    assert.equal(config.gitTimeoutSeconds, 3600);
+    assert.equal(config.gitMaxUploadPackBytes, 10 * 1024 * 1024);
+    assert.equal(config.requestBodyTimeoutSeconds, 30);
+  });
+
+  it('refuses a per-address cap above the total, and values out of range, all at once', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          DATA_DIR: dataDir(),
+          GIT_MAX_CONCURRENCY: '4',
+          GIT_MAX_CONCURRENCY_PER_IP: '8',
+          GIT_TIMEOUT_SECONDS: '0',
+          REQUEST_BODY_TIMEOUT_SECONDS: 'soon',
+        }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.problems.length === 3 &&
+        error.problems.some((p) => p.startsWith('GIT_MAX_CONCURRENCY_PER_IP')) &&
+        error.problems.some((p) => p.startsWith('GIT_TIMEOUT_SECONDS')) &&
+        error.problems.some((p) => p.startsWith('REQUEST_BODY_TIMEOUT_SECONDS')),
+    );
+  });
+});

@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { BadRequestError, PayloadTooLargeError } from '../../infra/errors/index.js';
-import { jsonDepth, jsonTextTooDeep } from '../../infra/json-depth.js';
+import { jsonTextTooDeep } from '../../infra/json-depth.js';
 
 /** Sentry's store limits (reference C4), applied to both endpoints. */
 export const MAX_COMPRESSED_BYTES = 200 * 1024;
@@ -87,7 +87,10 @@ export function parseStoreBody(body: Buffer): Record<string, unknown> {
 const MAX_JSON_DEPTH = 100;
 
 export function parseJsonObject(text: string, what: string): Record<string, unknown> {
-  // Refused before parsing too: JSON.parse would first build every level (issue 18).
+  // Stored events are serialised again (JSON.stringify recurses): a document deep enough to
+  // overflow the stack would fail its request, or every later read of it, with a 500. Judged
+  // from the text, before JSON.parse builds every level (issue 18); for valid JSON the text's
+  // brackets are its nesting, so the parsed value needs no second walk.
   if (jsonTextTooDeep(text, MAX_JSON_DEPTH)) throw parseFailure(`${what} nests deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
@@ -96,8 +99,5 @@ export function parseJsonObject(text: string, what: string): Record<string, unkn
     throw parseFailure(`${what} is not valid JSON`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw parseFailure(`${what} is not a JSON object`);
-  // Stored events are serialised again (JSON.stringify recurses): a document deep enough to
-  // overflow the stack would fail its request, or every later read of it, with a 500.
-  if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw parseFailure(`${what} nests deeper than ${MAX_JSON_DEPTH} levels`);
   return value as Record<string, unknown>;
 }
