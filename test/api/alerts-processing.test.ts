@@ -7,6 +7,10 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 import { testDialect } from '../helpers/database.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
 
+// Each suite posts dozens of alerts from one address to one integration within a minute: the
+// default ingestion limits (issue 18) would refuse them, so the suites name only the other limits.
+const env = { RATE_LIMITS: 'sign_in=10/m,user_code=10/m' };
+
 describe('alert processing: grouping, resolution, concurrency', () => {
   let t: TestApp;
   let owner: TestUser;
@@ -14,7 +18,7 @@ describe('alert processing: grouping, resolution, concurrency', () => {
   let http: CreatedIntegration;
   let prom: CreatedIntegration;
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ env });
     await settle(t);
     owner = await createUser(t.app);
     projectId = (await createProject(t.app, owner)).id;
@@ -108,7 +112,7 @@ describe('alert processing: grouping, resolution, concurrency', () => {
     'two app processes sharing one PostgreSQL schema still group concurrent alerts',
     { skip: testDialect() !== 'postgres' ? 'needs BASALT_TEST_DB=postgres' : false },
     async () => {
-      const second = await createTestApp({ sameDatabaseAs: t });
+      const second = await createTestApp({ sameDatabaseAs: t, env });
       await settle(second);
       try {
         const payload = { title: 'Two processes', service: 'shared' };
@@ -151,7 +155,7 @@ describe('alert incidents, emails and views', () => {
   let http: CreatedIntegration;
   const events: DomainEvent[] = [];
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ env });
     await settle(t);
     t.app.platform.bus.subscribe(async (event) => {
       events.push(event);
