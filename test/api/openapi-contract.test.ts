@@ -111,6 +111,22 @@ describe('API contract hook', () => {
     assert.match(String(validator.problem({ ...answer, statusCode: 404, body: '{"error":"nope"}' })), /listThings .* answered 404/);
     assert.equal(validator.problem({ ...answer, statusCode: 200, contentType: 'text/plain', body: 'hello' }), null);
   });
+
+  it('checks a templated full path at every depth (the alert receiver)', () => {
+    const array = { type: 'array', items: { type: 'object', properties: { iid: { type: 'integer' } } } };
+    const validator = new ContractValidator({
+      paths: {
+        '/{project_full_path}/prometheus/alerts/notify': {
+          post: { operationId: 'notify', responses: { 200: { content: { 'application/json': { schema: array } } } } },
+        },
+      },
+    });
+    for (const url of ['/group/project/prometheus/alerts/notify', '/a/b/c/d/prometheus/alerts/notify.json']) {
+      const answer = { method: 'POST', url, contentType: 'application/json', statusCode: 200 };
+      assert.equal(validator.problem({ ...answer, body: '[{"iid":1}]' }), null, url);
+      assert.match(String(validator.problem({ ...answer, body: '[{"iid":"1"}]' })), /notify [\s\S]*at \/0\/iid: must be integer/, url);
+    }
+  });
 });
 
 describe('every /api/v4 operation is in the contract', () => {

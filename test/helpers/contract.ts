@@ -59,6 +59,22 @@ function validatorFor(schema: JsonSchema, components: JsonSchema): ValidateFunct
   return validate;
 }
 
+/**
+ * The router paths of a document path. A `{…full_path}` parameter spans its slashes (the alert
+ * receiver's `/{project_full_path}/…`, registered once per depth, 2 to 21 segments), and such a
+ * route also takes a `.json` suffix after a static last segment.
+ */
+function routesOf(path: string): string[] {
+  const route = path.replace(/\{([^}]+)\}/g, ':$1');
+  const spanning = /^\/:(\w*full_path)(?=\/)/.exec(route);
+  if (!spanning) return [route];
+  const rest = route.slice(spanning[0].length);
+  const tails = /\/[\w-]+$/.test(rest) ? [rest, `${rest}.json`] : [rest];
+  return Array.from({ length: 21 }, (_, depth) => Array.from({ length: depth + 1 }, (__, i) => `/:s${i}`).join('')).flatMap((head) =>
+    tails.map((tail) => head + tail),
+  );
+}
+
 export class ContractValidator {
   private readonly router = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 1024 });
   private readonly components: JsonSchema;
@@ -74,12 +90,7 @@ export class ContractValidator {
           path,
           responses: (op.responses ?? {}) as Record<string, JsonSchema>,
         };
-        const route = path.replace(/\{([^}]+)\}/g, ':$1');
-        try {
-          this.router.on(operation.method as 'GET', route, () => undefined, operation);
-        } catch {
-          // A templated path that cannot be routed as written (the alert receiver's full path) is not checked.
-        }
+        for (const route of routesOf(path)) this.router.on(operation.method as 'GET', route, () => undefined, operation);
       }
     }
   }
