@@ -12,7 +12,7 @@ import { enforceIngestionLimits, ingestionLimits } from '../../infra/http/index.
 import type { ProjectRow } from '../projects/index.js';
 import type { AlertsDeps } from './alerts.deps.js';
 import { jsonTextTooDeep } from '../../infra/json-depth.js';
-import { PAYLOAD_LIMIT_BYTES, PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
+import { AlertSummaries, PAYLOAD_LIMIT_BYTES, PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
 import { DEPTH_MESSAGE } from './ingest.service.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import type { AlertSettings } from './targets.js';
@@ -128,6 +128,9 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
     });
 
     const config = { policy: { auth: 'none' as const, session: false } };
+    const response = { 200: AlertSummaries };
+    const httpSchema = { summary: 'Receives alerts for an HTTP integration', tags: ['alerts'], response };
+    const prometheusSchema = { summary: 'Receives alerts from Alertmanager for the Prometheus integration', tags: ['alerts'], response };
     // The OpenAPI document shows one templated path for all depths (and the optional `.json`).
     const security = ['alertIntegrationToken'];
     const httpDoc = { ...config, openapi: { path: '/{project_full_path}/alerts/notify/{name}/{endpoint_identifier}', security } };
@@ -136,7 +139,7 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
       const project = Array.from({ length: segments }, (_, i) => `:p${i}`).join('/');
       scope.post(
         `/${project}/alerts/notify/:name/:endpoint`,
-        { config: httpDoc, onRequest: authenticate('http', segments), bodyLimit: PAYLOAD_LIMIT_BYTES },
+        { schema: httpSchema, config: httpDoc, onRequest: authenticate('http', segments), bodyLimit: PAYLOAD_LIMIT_BYTES },
         handle,
       );
       // Reference A1: `/prometheus/alerts/notify(.json)`, the suffix optional. A static path
@@ -144,7 +147,12 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
       for (const suffix of ['.json', '']) {
         scope.post(
           `/${project}/prometheus/alerts/notify${suffix}`,
-          { config: prometheusDoc, onRequest: authenticate('prometheus', segments), bodyLimit: PAYLOAD_LIMIT_BYTES },
+          {
+            schema: prometheusSchema,
+            config: prometheusDoc,
+            onRequest: authenticate('prometheus', segments),
+            bodyLimit: PAYLOAD_LIMIT_BYTES,
+          },
           handle,
         );
       }
