@@ -1,24 +1,28 @@
 import { toIso } from '../../infra/clock.js';
 import { mapUserBasic, type UserRow } from '../identity/index.js';
 import { ACTIONS, actionName } from './events.actions.js';
+import type { EventEntity, EventNoteEntity } from './events.schemas.js';
 import type { EventDetail } from './events.service.js';
 
 type Users = Map<number, UserRow>;
 
-/** The note embedded in note events (reference §2.8); `noteable_iid` on project lists (SPEC). */
-function mapNote(e: EventDetail, users: Users, base: string, withIid: boolean) {
+/**
+ * The note embedded in note events (reference §2.8); `noteable_iid` on project lists (SPEC).
+ * Called once the note's join matched (`note_id` is set), so its NOT NULL columns are set.
+ */
+function mapNote(e: EventDetail, noteId: number, users: Users, base: string, withIid: boolean): EventNoteEntity {
   const author = e.note_author_id === null ? undefined : users.get(e.note_author_id);
   return {
-    id: e.note_id,
+    id: noteId,
     type: null,
-    body: e.note_body,
+    body: e.note_body as string,
     attachment: null,
     author: author ? mapUserBasic(author, base) : null,
     created_at: e.note_created_at === null ? null : toIso(e.note_created_at),
     updated_at: e.note_updated_at === null ? null : toIso(e.note_updated_at),
     system: e.note_system === 1,
-    noteable_id: e.noteable_id,
-    noteable_type: e.noteable_type,
+    noteable_id: e.noteable_id as number,
+    noteable_type: e.noteable_type as string,
     project_id: e.note_project_id,
     resolvable: false,
     confidential: false,
@@ -41,38 +45,6 @@ function targetTitle(e: EventDetail): string | null {
   return null;
 }
 
-interface PushData {
-  commit_count: number | null;
-  action: string | null;
-  ref_type: string | null;
-  commit_from: string | null;
-  commit_to: string | null;
-  ref: string | null;
-  commit_title: string | null;
-  ref_count: number | null;
-}
-
-/** Activity event (SPEC "Activity event"); optional members appear only where they apply. */
-export interface EventEntity {
-  id: number;
-  title: null;
-  project_id: number | null;
-  action_name: string;
-  target_id: number | null;
-  target_iid: number | null;
-  target_type: string | null;
-  author_id: number;
-  target_title: string | null;
-  created_at: string;
-  note?: ReturnType<typeof mapNote>;
-  author?: ReturnType<typeof mapUserBasic>;
-  imported: boolean;
-  imported_from: string;
-  push_data?: PushData;
-  author_username: string | null;
-  data?: null;
-}
-
 /**
  * Activity event, fields in the order of reference §2.4. Built up as one object (optional
  * members assigned in place): spreading conditional parts costs several times more on a
@@ -93,15 +65,16 @@ export function mapEvent(e: EventDetail, users: Users, base: string, projectList
     target_title: targetTitle(e),
     created_at: toIso(e.created_at),
   } as EventEntity;
-  if (e.target_type === 'Note' && e.note_id !== null) out.note = mapNote(e, users, base, projectList);
+  if (e.target_type === 'Note' && e.note_id !== null) out.note = mapNote(e, e.note_id, users, base, projectList);
   if (author) out.author = mapUserBasic(author, base);
   out.imported = e.imported_from !== 'none';
   out.imported_from = e.imported_from;
   if (e.action === ACTIONS.pushed && e.push_action !== null) {
+    // The payload's join matched (`push_action` is set), so its NOT NULL columns are set.
     out.push_data = {
-      commit_count: e.commit_count,
+      commit_count: e.commit_count as number,
       action: e.push_action,
-      ref_type: e.ref_type,
+      ref_type: e.ref_type as 'branch' | 'tag',
       commit_from: e.commit_from,
       commit_to: e.commit_to,
       ref: e.ref,

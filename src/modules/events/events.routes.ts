@@ -37,6 +37,7 @@ function viewerKey(actor: Actor | null): string {
 /** SPEC "Activity events": read-only lists; a `read_user` token may read the user lists. */
 export function eventsRoutes(app: ApiApp, deps: EventsRouteDeps): void {
   const { service, users, lookup, externalUrl: base, answers } = deps;
+  const tags = ['events'];
   const present = async (rows: EventDetail[], projectList: boolean) => {
     const byId = await users.mapByIds(userIdsOf(rows));
     return rows.map((e) => mapEvent(e, byId, base, projectList));
@@ -60,18 +61,22 @@ export function eventsRoutes(app: ApiApp, deps: EventsRouteDeps): void {
       key,
       async () => {
         const result = await list();
-        const body = JSON.stringify(await present(result.rows, projectList));
+        // The route's response schema writes it (fast-json-stringify, which returns a string):
+        // what is kept is what the schema lets through.
+        const body = reply.serialize(await present(result.rows, projectList)) as string;
         return { body, headers: { ...paginationHeaders(request, page, result.total, base), etag: weakEtag(body) } };
       },
       (value) => value.body.length + key.length,
     );
-    reply.headers(kept.headers).type('application/json; charset=utf-8');
-    return kept.body;
+    return reply.headers(kept.headers).type('application/json; charset=utf-8').send(kept.body);
   };
 
   app.get(
     '/events',
-    { schema: { querystring: S.OwnEventsQuery }, config: { policy: { auth: 'required', scopes: ['read_user'] } } },
+    {
+      schema: { summary: "Lists the caller's activity events", tags, querystring: S.OwnEventsQuery, response: { 200: S.EventList } },
+      config: { policy: { auth: 'required', scopes: ['read_user'] } },
+    },
     async (request, reply) => {
       const actor = request.actor;
       if (!actor) throw new UnauthorizedError();
@@ -87,7 +92,16 @@ export function eventsRoutes(app: ApiApp, deps: EventsRouteDeps): void {
 
   app.get(
     '/users/:id/events',
-    { schema: { params: S.UserParams, querystring: S.EventsListQuery }, config: { policy: { auth: 'optional', scopes: ['read_user'] } } },
+    {
+      schema: {
+        summary: "Lists a user's activity events the caller may see",
+        tags,
+        params: S.UserParams,
+        querystring: S.EventsListQuery,
+        response: { 200: S.EventList },
+      },
+      config: { policy: { auth: 'optional', scopes: ['read_user'] } },
+    },
     async (request, reply) => {
       const filter = parseFilter(request.query);
       const page = pageOf(request.query);
@@ -103,7 +117,13 @@ export function eventsRoutes(app: ApiApp, deps: EventsRouteDeps): void {
     '/projects/:id/events',
     // SPEC "Activity events": every events list takes `read_user` (the reference's product does not here; the spec wins).
     {
-      schema: { params: S.ProjectParams, querystring: S.EventsListQuery },
+      schema: {
+        summary: "Lists a project's activity events the caller may see",
+        tags,
+        params: S.ProjectParams,
+        querystring: S.EventsListQuery,
+        response: { 200: S.EventList },
+      },
       config: { policy: { auth: 'optional', scopes: ['read_user'] } },
     },
     async (request, reply) => {

@@ -1,5 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
+import { DateTime, Nullable, UserBasic } from '../projects/index.js';
 
 const text = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
 
@@ -18,3 +19,74 @@ export const OwnEventsQuery = Type.Object({ ...filters, scope: text('`all`: ever
 export const EventsListQuery = Type.Object(filters);
 export const UserParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) });
 export const ProjectParams = Type.Object({ id: NamespaceOrProjectId });
+
+// Response entity (events.presenter.ts). Fastify serialises each answer with it, so it is an
+// allow-list: every field the presenter returns is here, in the presenter's order.
+
+/** The note embedded in note events (reference §2.8). */
+const EventNote = Type.Object({
+  id: Type.Integer(),
+  type: Nullable(Type.String()),
+  body: Type.String(),
+  attachment: Nullable(Type.String()),
+  author: Nullable(UserBasic),
+  created_at: Nullable(DateTime),
+  updated_at: Nullable(DateTime),
+  system: Type.Boolean(),
+  noteable_id: Type.Integer(),
+  noteable_type: Type.String(),
+  project_id: Nullable(Type.Integer()),
+  resolvable: Type.Boolean(),
+  confidential: Type.Boolean(),
+  internal: Type.Boolean(),
+  imported: Type.Boolean(),
+  imported_from: Type.String(),
+  /** Project lists only (SPEC). */
+  noteable_iid: Type.Optional(Nullable(Type.Integer())),
+  /** Always set; optional only to stay after `noteable_iid` (see `Event`). */
+  commands_changes: Type.Optional(Type.Object({})),
+});
+
+const PushData = Type.Object({
+  commit_count: Type.Integer(),
+  action: Type.Union([Type.Literal('created'), Type.Literal('removed'), Type.Literal('pushed')]),
+  ref_type: Type.Union([Type.Literal('branch'), Type.Literal('tag')]),
+  commit_from: Nullable(Type.String()),
+  commit_to: Nullable(Type.String()),
+  ref: Nullable(Type.String()),
+  commit_title: Nullable(Type.String()),
+  ref_count: Nullable(Type.Integer()),
+});
+
+/**
+ * Activity event (SPEC "Activity event"), fields in the order of reference §2.4. fast-json-stringify
+ * writes required fields before optional ones, so the fields after the first optional one are
+ * declared optional too (the presenter always sets them): the order is the spec's, not the
+ * serialiser's (docs/decisions.md "Response schemas").
+ */
+export const Event = Type.Object({
+  id: Type.Integer(),
+  title: Type.Null(),
+  project_id: Nullable(Type.Integer()),
+  action_name: Type.String(),
+  target_id: Nullable(Type.Integer()),
+  target_iid: Nullable(Type.Integer()),
+  target_type: Nullable(Type.String()),
+  author_id: Type.Integer(),
+  target_title: Nullable(Type.String()),
+  created_at: DateTime,
+  /** Note events only. */
+  note: Type.Optional(EventNote),
+  /** Absent only if the author's row is gone. */
+  author: Type.Optional(UserBasic),
+  imported: Type.Optional(Type.Boolean()),
+  imported_from: Type.Optional(Type.String()),
+  /** Push events only. */
+  push_data: Type.Optional(PushData),
+  author_username: Type.Optional(Nullable(Type.String())),
+  /** Project lists only. */
+  data: Type.Optional(Type.Null()),
+});
+export type EventEntity = Static<typeof Event>;
+export type EventNoteEntity = Static<typeof EventNote>;
+export const EventList = Type.Array(Event);
