@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { OpenApiCollector } from '../../src/modules/operations/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 /** The OpenAPI document a generator reads (issue 19 item 6), as GET /api/v4/openapi.json serves it. */
@@ -74,6 +76,29 @@ describe('OpenAPI document', () => {
     );
     assert.equal(doc.paths['/api/v4/projects/{id}/issues'].get.operationId, 'listProjectIssues');
     assert.equal(doc.paths['/api/v4/users/{id}/block'].post.operationId, 'blockUser');
+  });
+
+  it('tells colliding derived operationIds apart, and refuses an id used twice', async () => {
+    const app = Fastify();
+    const collector = new OpenApiCollector();
+    collector.attach(app);
+    app.get('/api/v4/user', async () => ({}));
+    app.get('/api/v4/users/:id', async () => ({}));
+    app.get('/api/v4/a', { schema: { operationId: 'same' } }, async () => ({}));
+    await app.ready();
+    const paths = collector.document('test').paths as Record<string, Json>;
+    assert.equal(paths['/api/v4/user'].get.operationId, 'getUser');
+    assert.equal(paths['/api/v4/users/{id}'].get.operationId, 'getUserById');
+    await app.close();
+
+    const twice = Fastify();
+    const refusing = new OpenApiCollector();
+    refusing.attach(twice);
+    twice.get('/api/v4/a', { schema: { operationId: 'same' } }, async () => ({}));
+    twice.get('/api/v4/b', { schema: { operationId: 'same' } }, async () => ({}));
+    await twice.ready();
+    assert.throws(() => refusing.document('test'), /operationId same is used by GET \/api\/v4\/a and GET \/api\/v4\/b/);
+    await twice.close();
   });
 
   it('lists the shared error answers, 429 with Retry-After, by $ref that resolve', () => {
