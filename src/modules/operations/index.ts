@@ -1,10 +1,11 @@
 import { BlockList, isIPv6 } from 'node:net';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../infra/errors/index.js';
 import type { Registry } from 'prom-client';
 import { serverMetricsReader } from '../../infra/http/cluster-metrics.js';
 import type { Platform } from '../../infra/platform.js';
 import { OpenApiDocument, type OpenApiCollector } from './openapi.js';
+import * as S from './operations.schemas.js';
 
 export { OpenApiCollector } from './openapi.js';
 export { COMPATIBLE_VERSION, metadataRoutes } from './metadata.routes.js';
@@ -46,9 +47,16 @@ export function operationsRoutes(
 ): void {
   const none = { policy: { auth: 'none' as const } };
   const allowed = monitoringAllowed(platform.config.monitoringAllowlist);
-  app.get('/-/health', { config: none }, async () => ({ status: 'ok' }));
-  app.get('/-/liveness', { config: none }, async () => ({ status: 'ok' }));
-  app.get('/-/readiness', { config: none }, async (request, reply) => {
+  const tags = ['operations'];
+  const health = { summary: 'Answers while the process runs', tags, response: { 200: S.Health } };
+  app.get('/-/health', { config: none, schema: health }, async () => ({ status: 'ok' }));
+  app.get('/-/liveness', { config: none, schema: health }, async () => ({ status: 'ok' }));
+  const readiness = {
+    summary: 'Says whether the instance can serve requests (database, load)',
+    tags,
+    response: { 200: S.Readiness },
+  };
+  app.get('/-/readiness', { config: none, schema: readiness }, async (request, reply) => {
     const checks: Record<string, { status: string; message?: string }> = {};
     try {
       await platform.database.ping();
@@ -59,7 +67,9 @@ export function operationsRoutes(
     checks.load = overloaded() ? { status: 'failed', message: 'shedding load' } : { status: 'ok' };
     const ok = Object.values(checks).every((c) => c.status === 'ok');
     const status = ok ? 'ok' : 'failed';
-    return reply.code(ok ? 200 : 503).send(allowed(request) ? { status, checks } : { status });
+    // Only 200 is declared: a 503 is this body or the load shedder's `{message}`, and a 503
+    // schema would refuse to serialise the latter.
+    return (reply as FastifyReply).code(ok ? 200 : 503).send(allowed(request) ? { status, checks } : { status });
   });
   const readMetrics = serverMetricsReader(metrics);
   app.get('/-/metrics', { config: none }, async (request, reply) => {
