@@ -1,7 +1,9 @@
+import type { Static } from '@sinclair/typebox';
+import type { GlobalSetting, Setting } from './notifications.schemas.js';
 import type { GlobalSettingView, SettingView } from './notifications.service.js';
 
 /** `API::Entities::NotificationSetting`: `events` only for `custom` (reference §1.4). */
-export function mapSetting(view: SettingView) {
+export function mapSetting(view: SettingView): Static<typeof Setting> {
   return { level: view.level, ...(view.level === 'custom' ? { events: view.events } : {}) };
 }
 
@@ -10,6 +12,6 @@ export function mapSetting(view: SettingView) {
  * only for group and project settings (the reference's entity adds them for `custom` here too;
  * the spec wins). Its custom events are still stored and still decide who is notified.
  */
-export function mapGlobalSetting(view: GlobalSettingView) {
+export function mapGlobalSetting(view: GlobalSettingView): Static<typeof GlobalSetting> {
   return { level: view.level, notification_email: view.notification_email };
 }

@@ -29,24 +29,65 @@ function input(request: FastifyRequest): SettingInput {
 export function notificationsRoutes(app: ApiApp, deps: NotificationsRouteDeps): void {
   const { service, users, lookup } = deps;
   const policy = { auth: 'required' } as const;
+  const tags = ['notifications'];
 
-  app.get('/notification_settings', { config: { policy } }, async (request) => {
-    return mapGlobalSetting(await service.getGlobal(await users.get(actorId(request))));
-  });
+  app.get(
+    '/notification_settings',
+    {
+      schema: { summary: "Shows the caller's global notification setting", tags, response: { 200: S.GlobalSetting } },
+      config: { policy },
+    },
+    async (request) => {
+      return mapGlobalSetting(await service.getGlobal(await users.get(actorId(request))));
+    },
+  );
 
-  app.put('/notification_settings', { schema: { querystring: S.SettingBody }, config: { policy } }, async (request) => {
-    return mapGlobalSetting(await service.updateGlobal(await users.get(actorId(request)), input(request)));
-  });
+  app.put(
+    '/notification_settings',
+    {
+      schema: {
+        summary: "Changes the caller's global notification setting",
+        tags,
+        querystring: S.SettingBody,
+        response: { 200: S.GlobalSetting },
+      },
+      config: { policy },
+    },
+    async (request) => {
+      return mapGlobalSetting(await service.updateGlobal(await users.get(actorId(request)), input(request)));
+    },
+  );
 
-  app.get('/groups/:id/notification_settings', { schema: { params: S.SourceParams }, config: { policy } }, async (request) => {
-    const userId = actorId(request);
-    const { group } = await lookup.group(request, request.params.id);
-    return mapSetting(await service.getSource(userId, 'namespace', group.id));
-  });
+  app.get(
+    '/groups/:id/notification_settings',
+    {
+      schema: {
+        summary: "Shows the caller's notification setting for a group",
+        tags,
+        params: S.SourceParams,
+        response: { 200: S.Setting },
+      },
+      config: { policy },
+    },
+    async (request) => {
+      const userId = actorId(request);
+      const { group } = await lookup.group(request, request.params.id);
+      return mapSetting(await service.getSource(userId, 'namespace', group.id));
+    },
+  );
 
   app.put(
     '/groups/:id/notification_settings',
-    { schema: { params: S.SourceParams, querystring: S.SettingBody }, config: { policy } },
+    {
+      schema: {
+        summary: "Changes the caller's notification setting for a group",
+        tags,
+        params: S.SourceParams,
+        querystring: S.SettingBody,
+        response: { 200: S.Setting },
+      },
+      config: { policy },
+    },
     async (request) => {
       const userId = actorId(request);
       const { group } = await lookup.group(request, request.params.id);
@@ -54,15 +95,36 @@ export function notificationsRoutes(app: ApiApp, deps: NotificationsRouteDeps): 
     },
   );
 
-  app.get('/projects/:id/notification_settings', { schema: { params: S.SourceParams }, config: { policy } }, async (request) => {
-    const userId = actorId(request);
-    const { project } = await lookup.project(request, request.params.id);
-    return mapSetting(await service.getSource(userId, 'project', project.id));
-  });
+  app.get(
+    '/projects/:id/notification_settings',
+    {
+      schema: {
+        summary: "Shows the caller's notification setting for a project",
+        tags,
+        params: S.SourceParams,
+        response: { 200: S.Setting },
+      },
+      config: { policy },
+    },
+    async (request) => {
+      const userId = actorId(request);
+      const { project } = await lookup.project(request, request.params.id);
+      return mapSetting(await service.getSource(userId, 'project', project.id));
+    },
+  );
 
   app.put(
     '/projects/:id/notification_settings',
-    { schema: { params: S.SourceParams, querystring: S.SettingBody }, config: { policy } },
+    {
+      schema: {
+        summary: "Changes the caller's notification setting for a project",
+        tags,
+        params: S.SourceParams,
+        querystring: S.SettingBody,
+        response: { 200: S.Setting },
+      },
+      config: { policy },
+    },
     async (request) => {
       const userId = actorId(request);
       const { project } = await lookup.project(request, request.params.id);

@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TBoolean, type TNull, type TOptional, type TUnion } from '@sinclair/typebox';
 import { NamespaceOrProjectId } from '../../infra/http/index.js';
-import { ALL_EVENTS } from './notifications.levels.js';
+import { ALL_EVENTS, LEVELS, type NotificationEvent } from './notifications.levels.js';
 
 export const SourceParams = Type.Object({ id: NamespaceOrProjectId });
 
@@ -22,3 +22,20 @@ export const SettingBody = Type.Object(
   },
   { additionalProperties: true },
 );
+
+// Response entities (notifications.presenter.ts). Fastify serialises each answer with them, so
+// they are allow-lists: every field the presenter returns is here, with its real type.
+const LevelValue = Type.Union(LEVELS.map((level) => Type.Literal(level)));
+
+/** `true`/`false`, or `null` for the default (reference §1.5); only the events the setting's kind has. */
+const Events = Type.Object(
+  Object.fromEntries(ALL_EVENTS.map((event) => [event, Type.Optional(Type.Union([Type.Boolean(), Type.Null()]))])) as Record<
+    NotificationEvent,
+    TOptional<TUnion<[TBoolean, TNull]>>
+  >,
+);
+
+/** A group or project setting: `events` only for `custom`. */
+export const Setting = Type.Object({ level: LevelValue, events: Type.Optional(Events) });
+/** The global setting (SPEC leaves `events` out of it). */
+export const GlobalSetting = Type.Object({ level: LevelValue, notification_email: Type.String() });
