@@ -138,6 +138,27 @@ export const ERROR_RESPONSES: Record<string, JsonSchema> = {
   OAuthTooManyRequests: { description: 'Rate limited', headers: { 'Retry-After': retryAfter }, content: json(ref('OAuthError')) },
 };
 
+/** The areas of the convention (issue 19), described for readers of the document. */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  users: 'Users, the current user, blocking',
+  tokens: 'Personal, impersonation, project and group access tokens',
+  groups: 'Groups and their subgroups and projects',
+  projects: 'Projects',
+  members: 'Members of projects and groups',
+  issues: 'Issues and their notes',
+  snippets: 'Personal and project snippets',
+  jobs: 'CI jobs and their job tokens',
+  events: 'Activity events',
+  notifications: 'Notification settings',
+  alerts: 'Alerts, alert integrations and the alert receiver',
+  error_tracking: 'Error tracking: errors, events, client keys and the Sentry collector',
+  repository_storage_moves: 'Moves of repositories between storages',
+  applications: 'OAuth applications (administrators)',
+  oauth: 'OAuth 2.0 and OpenID Connect provider',
+  operations: 'The OpenAPI document',
+  metadata: 'Version and metadata of the instance',
+};
+
 /** The pagination headers of DESIGN.md §5, on every list. */
 export const PAGINATION_HEADERS: Record<string, JsonSchema> = Object.fromEntries(
   ['X-Total', 'X-Total-Pages', 'X-Page', 'X-Per-Page', 'X-Next-Page', 'X-Prev-Page', 'Link'].map((name) => [

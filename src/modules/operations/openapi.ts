@@ -9,6 +9,7 @@ import {
   ERROR_SCHEMAS,
   PAGINATION_HEADERS,
   SECURITY_SCHEMES,
+  TAG_DESCRIPTIONS,
   errorResponsesOf,
   securityOf,
 } from './openapi.components.js';
@@ -140,9 +141,10 @@ export class OpenApiCollector {
         title: 'Basalt REST API v4 and OAuth 2.0 provider',
         version,
         description: 'Generated from the route schemas (docs/api.md). Error bodies follow DESIGN.md §5.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
       servers: [{ url: '/' }],
-      tags: tags.map((name) => ({ name })),
+      tags: tags.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
       paths,
       components: {
         schemas: ERROR_SCHEMAS,
