@@ -64,11 +64,19 @@ function parameters(schema: unknown, where: 'path' | 'query'): JsonSchema[] {
   }));
 }
 
+/**
+ * A `…full_path` parameter of a templated path (the alert receiver's) is a project's path with its
+ * slashes, which OpenAPI's path parameters cannot say: the description does.
+ */
+const spanning = (name: string) =>
+  name.endsWith('full_path') ? { description: 'The full path with its slashes, unencoded (group/subgroup/project)' } : {};
+
 /** Every `{name}` of the path is a parameter (OpenAPI requires it), typed by the schema when it has one. */
 function pathParameters(path: string, schema: unknown): JsonSchema[] {
   const declared = parameters(schema, 'path');
   return [...path.matchAll(/\{([^}]+)\}/g)].map(
-    ([, name]) => declared.find((p) => p.name === name) ?? { name, in: 'path', required: true, schema: { type: 'string' } },
+    ([, name = '']) =>
+      declared.find((p) => p.name === name) ?? { name, in: 'path', required: true, schema: { type: 'string' }, ...spanning(name) },
   );
 }
 
