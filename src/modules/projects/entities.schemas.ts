@@ -59,6 +59,7 @@ export const ProjectSimple = Type.Object({
   last_activity_at: DateTime,
   namespace: Nullable(Namespace),
 });
+export type ProjectSimpleEntity = Static<typeof ProjectSimple>;
 
 /** The project entity, fields in the presenter's order. */
 export const Project = Type.Object({

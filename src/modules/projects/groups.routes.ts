@@ -4,12 +4,14 @@ import type { Actor } from '../../infra/auth/index.js';
 import { AccessLevel } from './access.js';
 import { projectFilter, simpleProject } from './project-filters.js';
 import { mapGroup, mapProject } from './projects.presenter.js';
+import * as E from './entities.schemas.js';
 import * as S from './projects.schemas.js';
 import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
 
 export function groupsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const { platform, access, lookup, groups, projects } = deps;
   const base = platform.config.externalUrl;
+  const tags = ['groups'];
   /** Every filter the group lists declare, applied (issue 19). */
   const groupFilter = (query: Static<typeof S.ListSubgroupsQuery>, actor: Actor | null, now: number) => {
     const userId = actor?.user.id ?? null;
@@ -27,33 +29,57 @@ export function groupsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const parentNames = async (group: Parameters<typeof mapGroup>[0]) =>
     (await groups.ancestry(group)).filter((g) => g.id !== group.id).map((g) => g.name);
 
-  app.post('/groups', { schema: { body: S.CreateGroupBody }, config: { policy: { auth: 'required' } } }, async (request, reply) => {
-    const group = await groups.create(requireActor(request), request.body);
-    return reply.code(201).send(mapGroup(group, base, await parentNames(group)));
-  });
+  app.post(
+    '/groups',
+    {
+      schema: { summary: 'Creates a group', tags, body: S.CreateGroupBody, response: { 201: E.Group } },
+      config: { policy: { auth: 'required' } },
+    },
+    async (request, reply) => {
+      const group = await groups.create(requireActor(request), request.body);
+      return reply.code(201).send(mapGroup(group, base, await parentNames(group)));
+    },
+  );
 
-  app.get('/groups', { schema: { querystring: S.ListGroupsQuery }, config: { policy: { auth: 'optional' } } }, async (request, reply) => {
-    const page = pageOf(request.query);
-    const { rows, total } = await groups.list(
-      {
-        ...groupFilter(request.query, request.actor, platform.clock.now()),
-        ...(request.query.top_level_only ? { topLevelOnly: true } : {}),
-      },
-      page.limit,
-      page.offset,
-    );
-    setPaginationHeaders(request, reply, page, total, base);
-    return Promise.all(rows.map(async (g) => mapGroup(g, base, await parentNames(g))));
-  });
+  app.get(
+    '/groups',
+    {
+      schema: { summary: 'Lists the groups the caller can see', tags, querystring: S.ListGroupsQuery, response: { 200: E.GroupList } },
+      config: { policy: { auth: 'optional' } },
+    },
+    async (request, reply) => {
+      const page = pageOf(request.query);
+      const { rows, total } = await groups.list(
+        {
+          ...groupFilter(request.query, request.actor, platform.clock.now()),
+          ...(request.query.top_level_only ? { topLevelOnly: true } : {}),
+        },
+        page.limit,
+        page.offset,
+      );
+      setPaginationHeaders(request, reply, page, total, base);
+      return Promise.all(rows.map(async (g) => mapGroup(g, base, await parentNames(g))));
+    },
+  );
 
-  app.get('/groups/:id', { schema: { params: S.RefParams }, config: { policy: { auth: 'optional' } } }, async (request) => {
-    const { group } = await lookup.group(request, request.params.id);
-    return mapGroup(group, base, await parentNames(group));
-  });
+  app.get(
+    '/groups/:id',
+    {
+      schema: { summary: 'Shows a group, by id or full path', tags, params: S.RefParams, response: { 200: E.Group } },
+      config: { policy: { auth: 'optional' } },
+    },
+    async (request) => {
+      const { group } = await lookup.group(request, request.params.id);
+      return mapGroup(group, base, await parentNames(group));
+    },
+  );
 
   app.put(
     '/groups/:id',
-    { schema: { params: S.RefParams, body: S.UpdateGroupBody }, config: { policy: { auth: 'required' } } },
+    {
+      schema: { summary: 'Changes a group', tags, params: S.RefParams, body: S.UpdateGroupBody, response: { 200: E.Group } },
+      config: { policy: { auth: 'required' } },
+    },
     async (request) => {
       const { group } = await lookup.group(request, request.params.id, AccessLevel.OWNER);
       const updated = await groups.update(group, request.body);
@@ -61,16 +87,32 @@ export function groupsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
     },
   );
 
-  app.delete('/groups/:id', { schema: { params: S.RefParams }, config: { policy: { auth: 'required' } } }, async (request, reply) => {
-    const { group } = await lookup.group(request, request.params.id, AccessLevel.OWNER);
-    checkUnmodifiedSince(request, group.updated_at);
-    await groups.scheduleRemoval(group);
-    return reply.code(202).send({ message: '202 Accepted' });
-  });
+  app.delete(
+    '/groups/:id',
+    {
+      schema: { summary: 'Schedules a group and everything in it for deletion', tags, params: S.RefParams, response: { 202: E.Accepted } },
+      config: { policy: { auth: 'required' } },
+    },
+    async (request, reply) => {
+      const { group } = await lookup.group(request, request.params.id, AccessLevel.OWNER);
+      checkUnmodifiedSince(request, group.updated_at);
+      await groups.scheduleRemoval(group);
+      return reply.code(202).send({ message: '202 Accepted' });
+    },
+  );
 
   app.get(
     '/groups/:id/subgroups',
-    { schema: { params: S.RefParams, querystring: S.ListSubgroupsQuery }, config: { policy: { auth: 'optional' } } },
+    {
+      schema: {
+        summary: 'Lists the subgroups of a group the caller can see',
+        tags,
+        params: S.RefParams,
+        querystring: S.ListSubgroupsQuery,
+        response: { 200: E.GroupList },
+      },
+      config: { policy: { auth: 'optional' } },
+    },
     async (request, reply) => {
       const { group } = await lookup.group(request, request.params.id);
       const page = pageOf(request.query);
@@ -83,7 +125,16 @@ export function groupsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.get(
     '/groups/:id/projects',
-    { schema: { params: S.RefParams, querystring: S.ListProjectsQuery }, config: { policy: { auth: 'optional' } } },
+    {
+      schema: {
+        summary: 'Lists the projects of a group the caller can see',
+        tags,
+        params: S.RefParams,
+        querystring: S.ListProjectsQuery,
+        response: { 200: E.ProjectList },
+      },
+      config: { policy: { auth: 'optional' } },
+    },
     async (request, reply) => {
       const { group } = await lookup.group(request, request.params.id);
       const page = pageOf(request.query);

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Actor } from '../../infra/auth/index.js';
 import { AccessLevel } from './access.js';
-import type { mapProject } from './projects.presenter.js';
+import type { ProjectEntity, ProjectSimpleEntity } from './entities.schemas.js';
 import type { ProjectFilter } from './projects.repository.js';
 import type { ListProjectsQuery } from './projects.schemas.js';
 
@@ -53,8 +53,6 @@ const SIMPLE_FIELDS = [
   'namespace',
 ] as const;
 
-type ProjectJson = ReturnType<typeof mapProject>;
-
-export function simpleProject(project: ProjectJson): Partial<ProjectJson> {
-  return Object.fromEntries(SIMPLE_FIELDS.map((key) => [key, project[key]]));
+export function simpleProject(project: ProjectEntity): ProjectSimpleEntity {
+  return Object.fromEntries(SIMPLE_FIELDS.map((key) => [key, project[key]])) as ProjectSimpleEntity;
 }

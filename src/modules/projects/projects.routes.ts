@@ -4,12 +4,14 @@ import { AccessLevel } from './access.js';
 import { projectFilter, simpleProject } from './project-filters.js';
 import { mapProject } from './projects.presenter.js';
 import type { ProjectRow } from './projects.repository.js';
+import * as E from './entities.schemas.js';
 import * as S from './projects.schemas.js';
 import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
 
 export function projectsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const { platform, lookup, projects, users, issues } = deps;
   const base = platform.config.externalUrl;
+  const tags = ['projects'];
 
   const present = async (project: ProjectRow, actor: Actor | null, level?: number) => {
     const namespace = await projects.namespaceOf(project);
@@ -28,14 +30,29 @@ export function projectsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
     });
   };
 
-  app.post('/projects', { schema: { body: S.CreateProjectBody }, config: { policy: { auth: 'required' } } }, async (request, reply) => {
-    const project = await projects.create(requireActor(request), request.body);
-    return reply.code(201).send(await present(project, request.actor, AccessLevel.OWNER));
-  });
+  app.post(
+    '/projects',
+    {
+      schema: { summary: 'Creates a project', tags, body: S.CreateProjectBody, response: { 201: E.Project } },
+      config: { policy: { auth: 'required' } },
+    },
+    async (request, reply) => {
+      const project = await projects.create(requireActor(request), request.body);
+      return reply.code(201).send(await present(project, request.actor, AccessLevel.OWNER));
+    },
+  );
 
   app.get(
     '/projects',
-    { schema: { querystring: S.ListProjectsQuery }, config: { policy: { auth: 'optional' } } },
+    {
+      schema: {
+        summary: 'Lists the projects the caller can see',
+        tags,
+        querystring: S.ListProjectsQuery,
+        response: { 200: E.ProjectList },
+      },
+      config: { policy: { auth: 'optional' } },
+    },
     async (request, reply) => {
       const q = request.query;
       const page = pageOf(q);
@@ -49,7 +66,10 @@ export function projectsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.get(
     '/projects/:id',
-    { schema: { params: S.RefParams }, config: { policy: { auth: 'optional', jobToken: true } } },
+    {
+      schema: { summary: 'Shows a project, by id or full path', tags, params: S.RefParams, response: { 200: E.Project } },
+      config: { policy: { auth: 'optional', jobToken: true } },
+    },
     async (request) => {
       const { project, level } = await lookup.project(request, request.params.id);
       return present(project, request.actor, level);
@@ -58,7 +78,10 @@ export function projectsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
 
   app.put(
     '/projects/:id',
-    { schema: { params: S.RefParams, body: S.UpdateProjectBody }, config: { policy: { auth: 'required' } } },
+    {
+      schema: { summary: 'Changes a project', tags, params: S.RefParams, body: S.UpdateProjectBody, response: { 200: E.Project } },
+      config: { policy: { auth: 'required' } },
+    },
     async (request) => {
       const changesPath = request.body.path !== undefined || request.body.visibility !== undefined;
       const { project, level } = await lookup.project(request, request.params.id, changesPath ? AccessLevel.OWNER : AccessLevel.MAINTAINER);
@@ -66,10 +89,17 @@ export function projectsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
     },
   );
 
-  app.delete('/projects/:id', { schema: { params: S.RefParams }, config: { policy: { auth: 'required' } } }, async (request, reply) => {
-    const { project } = await lookup.project(request, request.params.id, AccessLevel.OWNER);
-    checkUnmodifiedSince(request, project.updated_at);
-    await projects.scheduleRemoval(project);
-    return reply.code(202).send({ message: '202 Accepted' });
-  });
+  app.delete(
+    '/projects/:id',
+    {
+      schema: { summary: 'Schedules a project for deletion', tags, params: S.RefParams, response: { 202: E.Accepted } },
+      config: { policy: { auth: 'required' } },
+    },
+    async (request, reply) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.OWNER);
+      checkUnmodifiedSince(request, project.updated_at);
+      await projects.scheduleRemoval(project);
+      return reply.code(202).send({ message: '202 Accepted' });
+    },
+  );
 }
