@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Actor } from '../../infra/auth/index.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../infra/errors/index.js';
 import { pageOf, setPaginationHeaders, weakEtag, type ApiApp } from '../../infra/http/index.js';
+import { NoContent } from '../../infra/http/openapi-schemas.js';
 import type { Platform } from '../../infra/platform.js';
 import { mapToken, mapUser, mapUserBasic, mapUserPublic, mapUserWithAdmin } from './identity.presenter.js';
 import * as S from './identity.schemas.js';
@@ -216,7 +217,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
   app.delete(
     '/personal_access_tokens/:id',
     {
-      schema: { summary: 'Revokes a personal access token', tags: ['tokens'], params: S.TokenIdParams, response: { 204: Type.Null() } },
+      schema: { summary: 'Revokes a personal access token', tags: ['tokens'], params: S.TokenIdParams, response: { 204: NoContent } },
       config: { policy: { auth: 'required' } },
     },
     async (request, reply) => {
@@ -314,7 +315,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
         summary: 'Revokes an impersonation token',
         tags: ['tokens'],
         params: S.ImpersonationParams,
-        response: { 204: Type.Null() },
+        response: { 204: NoContent },
       },
       config: { policy: { auth: 'required', admin: true } },
     },

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ALL_SCOPES, API_SCOPES } from '../../infra/auth/index.js';
+import { Nullable } from '../../infra/http/fast-schemas.js';
 import { IntegerId, NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
 
 const NullableBoolean = Type.Union([Type.Boolean(), Type.Null()]);
@@ -81,10 +82,12 @@ export const ResourceTokenListQuery = Type.Object({
 });
 
 // Response entities (identity.presenter.ts). Fastify serialises each answer with them, so they
-// are allow-lists: every field the presenter returns is here, with its real type.
+// are allow-lists: every field the presenter returns is here, with its real type. Nullable
+// fields use infra/http/fast-schemas.ts: GET /user is a hot path.
 const DateTime = Type.String({ format: 'date-time' });
-const NullableDateTime = Type.Union([DateTime, Type.Null()]);
-const NullableString = Type.Union([Type.String(), Type.Null()]);
+const NullableDateTime = Nullable(DateTime);
+const NullableString = Nullable(Type.String());
+const NullableDay = Nullable(Type.String({ format: 'date' }));
 
 /** `UserBasic` (reference §3.8). */
 export const UserBasic = Type.Object({
@@ -122,7 +125,7 @@ export const User = Type.Object({
 const PublicFields = {
   last_sign_in_at: NullableDateTime,
   confirmed_at: NullableDateTime,
-  last_activity_on: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+  last_activity_on: NullableDay,
   email: Type.String(),
   theme_id: Type.Integer(),
   color_scheme_id: Type.Integer(),
@@ -138,8 +141,18 @@ const PublicFields = {
 };
 const AdminFields = { is_admin: Type.Boolean(), note: NullableString };
 
-/** `UserPublic`: what a user sees of themselves. */
-export const UserPublic = Type.Object({ ...User.properties, ...PublicFields });
+/**
+ * `UserPublic`: what a user sees of themselves, their profile always readable. `created_at`,
+ * `followers` and `following` are required here, in place: fast-json-stringify writes optional
+ * fields after the required ones, and these keep the presenter's order.
+ */
+export const UserPublic = Type.Object({
+  ...User.properties,
+  created_at: DateTime,
+  followers: Type.Integer(),
+  following: Type.Integer(),
+  ...PublicFields,
+});
 /** `UserWithAdmin`: what an administrator sees of anyone. */
 export const UserWithAdmin = Type.Object({ ...UserPublic.properties, ...AdminFields });
 /**
@@ -166,7 +179,7 @@ export const AccessToken = Type.Object({
   user_id: Type.Integer(),
   last_used_at: NullableDateTime,
   active: Type.Boolean(),
-  expires_at: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+  expires_at: NullableDay,
   /** Impersonation tokens only. */
   impersonation: Type.Optional(Type.Boolean()),
   /** Project and group access tokens only. */

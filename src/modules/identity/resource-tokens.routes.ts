@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { UnauthorizedError } from '../../infra/errors/index.js';
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import { NoContent } from '../../infra/http/openapi-schemas.js';
 import type { Platform } from '../../infra/platform.js';
 import { mapResourceToken } from './identity.presenter.js';
 import * as S from './identity.schemas.js';
@@ -68,7 +69,7 @@ export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, me
         response: { 200: Type.Array(S.ResourceAccessToken) },
       },
       show: { summary: `Shows a ${kind} access token`, tags, params: S.ResourceTokenParams, response: { 200: S.ResourceAccessToken } },
-      revoke: { summary: `Revokes a ${kind} access token`, tags, params: S.ResourceTokenParams, response: { 204: Type.Null() } },
+      revoke: { summary: `Revokes a ${kind} access token`, tags, params: S.ResourceTokenParams, response: { 204: NoContent } },
       rotate: {
         summary: `Rotates a ${kind} access token`,
         tags,

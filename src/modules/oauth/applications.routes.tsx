@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../../infra/auth/index.js';
 import { NotFoundError, ValidationError } from '../../infra/errors/index.js';
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import { NoContent } from '../../infra/http/openapi-schemas.js';
 import { sendPage } from '../../web/layout.js';
 import type { PageAuth } from '../identity/index.js';
 import type { ApplicationsService, ApplicationWithSecret } from './applications.service.js';
@@ -65,7 +66,7 @@ export function applicationsApiRoutes(app: ApiApp, applications: ApplicationsSer
         summary: 'Deletes an OAuth application',
         tags: ['applications'],
         params: S.ApplicationIdParams,
-        response: { 204: Type.Null() },
+        response: { 204: NoContent },
       },
       config: ADMIN,
     },

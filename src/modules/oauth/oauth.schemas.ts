@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { Nullable, StringEnum } from '../../infra/http/fast-schemas.js';
 import { IntegerId, PaginationQuery } from '../../infra/http/index.js';
 
 /** Reference §2.10: `POST /applications` (admin API). */
@@ -30,11 +31,14 @@ export const ApplicationWithSecretEntity = Type.Object({
 // device.service.ts, keys.service.ts). Fastify serialises each with its schema, so they are
 // allow-lists; an optional field a grant leaves out stays out of the answer.
 
-/** RFC 6749 §5.1 (SPEC "Token response"), in the order the established product sends. */
+/**
+ * RFC 6749 §5.1 (SPEC "Token response"). fast-json-stringify writes the required fields first,
+ * then the optional ones present: the same fields and values as before, keys in another order.
+ */
 export const TokenResponse = Type.Object({
   access_token: Type.String(),
   /** `bearer` for the authorization code and refresh grants, `Bearer` for the device grant. */
-  token_type: Type.Union([Type.Literal('bearer'), Type.Literal('Bearer')]),
+  token_type: StringEnum(['bearer', 'Bearer']),
   expires_in: Type.Integer(),
   refresh_token: Type.Optional(Type.String()),
   /** Device grant only. */
@@ -55,14 +59,14 @@ export const IntrospectionResponse = Type.Object({
   client_id: Type.Optional(Type.String()),
   /** Access tokens only. */
   username: Type.Optional(Type.String()),
-  token_type: Type.Optional(Type.Union([Type.Literal('Bearer'), Type.Literal('refresh_token')])),
+  token_type: Type.Optional(StringEnum(['Bearer', 'refresh_token'])),
   /** Access tokens that expire only. */
   exp: Type.Optional(Type.Integer()),
   iat: Type.Optional(Type.Integer()),
   sub: Type.Optional(Type.String()),
 });
 
-const NullableSeconds = Type.Union([Type.Integer(), Type.Null()]);
+const NullableSeconds = Nullable(Type.Integer());
 
 /** SPEC "Token information", with the deprecated aliases `scopes` and `expires_in_seconds` (rule 8). */
 export const TokenInfo = Type.Object({
@@ -76,7 +80,7 @@ export const TokenInfo = Type.Object({
   /** Deprecated alias of `scope`. */
   scopes: Type.Array(Type.String(), { deprecated: true }),
   /** Deprecated alias of `expires_in`. */
-  expires_in_seconds: Type.Union([Type.Integer(), Type.Null()], { deprecated: true }),
+  expires_in_seconds: Nullable(Type.Integer({ deprecated: true })),
 });
 
 /** OIDC Core §5.3.2 (reference §2.8); `email` and `email_verified` only when there is an address to show. */

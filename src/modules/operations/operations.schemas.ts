@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../../infra/http/fast-schemas.js';
 
 // Answers of the probes under /-/ (operations/index.ts). They are not part of the API document
 // (the collector leaves /-/ out), but Fastify serialises them with these schemas all the same.
 
-const Status = Type.Union([Type.Literal('ok'), Type.Literal('failed')]);
+const Status = StringEnum(['ok', 'failed']);
 
 /** `/-/health` and `/-/liveness`: the process answers. */
 export const Health = Type.Object({ status: Type.Literal('ok') });
