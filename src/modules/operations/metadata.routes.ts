@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { ApiApp } from '../../infra/http/index.js';
+import { NullableString } from '../../infra/http/response-types.js';
 
 /**
  * The version Basalt reports to clients (docs/decisions.md, "Version endpoints"). Clients gate
@@ -16,9 +17,9 @@ export const MetadataResponse = Type.Object(
     revision: Type.String({ description: "Basalt's own release." }),
     kas: Type.Object({
       enabled: Type.Boolean(),
-      externalUrl: Type.Union([Type.String(), Type.Null()]),
-      externalK8sProxyUrl: Type.Union([Type.String(), Type.Null()]),
-      version: Type.Union([Type.String(), Type.Null()]),
+      externalUrl: NullableString,
+      externalK8sProxyUrl: NullableString,
+      version: NullableString,
     }),
     enterprise: Type.Boolean(),
   },
