@@ -54,9 +54,17 @@ export function movesRoutes(app: ApiApp, deps: MovesRouteDeps): void {
       continue;
     }
 
+    // Declared names: the derived ones would spell out both path parameters.
+    const Kind = `${kind.charAt(0).toUpperCase()}${kind.slice(1)}`;
     const list = { 200: Type.Array(entity) };
     const one = { 200: entity };
-    const listAll = { summary: `Lists every ${kind} repository storage move`, tags, querystring: S.MoveListQuery, response: list };
+    const listAll = {
+      summary: `Lists every ${kind} repository storage move`,
+      operationId: `list${Kind}RepositoryStorageMoves`,
+      tags,
+      querystring: S.MoveListQuery,
+      response: list,
+    };
     app.get(`/${collection}`, { schema: listAll, config: { policy } }, async (request, reply) => {
       const page = pageOf(request.query);
       const { rows, total } = await moves.list(kind, null, page.limit, page.offset);
@@ -64,13 +72,20 @@ export function movesRoutes(app: ApiApp, deps: MovesRouteDeps): void {
       return presenter.presentAll(rows);
     });
 
-    const show = { summary: `Shows a ${kind} repository storage move`, tags, params: S.MoveParams, response: one };
+    const show = {
+      summary: `Shows a ${kind} repository storage move`,
+      operationId: `get${Kind}RepositoryStorageMove`,
+      tags,
+      params: S.MoveParams,
+      response: one,
+    };
     app.get(`/${collection}/:repository_storage_move_id`, { schema: show, config: { policy } }, async (request) =>
       presenter.present(await moves.get(kind, request.params.repository_storage_move_id)),
     );
 
     const bulk = {
       summary: `Schedules moves of every ${kind} repository on a storage`,
+      operationId: `scheduleAll${Kind}RepositoryStorageMoves`,
       tags,
       body: S.BulkMoveBody,
       response: { 202: S.MovesScheduled },
@@ -85,6 +100,7 @@ export function movesRoutes(app: ApiApp, deps: MovesRouteDeps): void {
       {
         schema: {
           summary: `Lists a ${kind}'s repository storage moves`,
+          operationId: `listRepositoryStorageMovesOf${Kind}`,
           tags,
           params: S.ContainerParams,
           querystring: S.MoveListQuery,
@@ -104,7 +120,13 @@ export function movesRoutes(app: ApiApp, deps: MovesRouteDeps): void {
     app.get(
       `/${containers}/:id/repository_storage_moves/:repository_storage_move_id`,
       {
-        schema: { summary: `Shows a repository storage move of a ${kind}`, tags, params: S.ContainerMoveParams, response: one },
+        schema: {
+          summary: `Shows a repository storage move of a ${kind}`,
+          operationId: `getRepositoryStorageMoveOf${Kind}`,
+          tags,
+          params: S.ContainerMoveParams,
+          response: one,
+        },
         config: { policy },
       },
       async (request) => {
@@ -118,6 +140,7 @@ export function movesRoutes(app: ApiApp, deps: MovesRouteDeps): void {
       {
         schema: {
           summary: `Schedules a move of a ${kind}'s repository`,
+          operationId: `schedule${Kind}RepositoryStorageMove`,
           tags,
           params: S.ContainerParams,
           body: S.SingleMoveBody,

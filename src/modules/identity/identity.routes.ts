@@ -41,7 +41,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
   app.get(
     '/user',
     {
-      schema: { summary: 'Shows the authenticated user', tags: ['users'], response: { 200: S.CurrentUser } },
+      schema: { summary: 'Shows the authenticated user', operationId: 'getCurrentUser', tags: ['users'], response: { 200: S.CurrentUser } },
       config: { policy: { auth: 'required', scopes: ['read_user'] } },
     },
     async (request, reply) => {
@@ -81,7 +81,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
   app.get(
     '/users/:id',
     {
-      schema: { summary: 'Shows a user', tags: ['users'], params: S.UserIdParams, response: { 200: S.AnyUser } },
+      schema: { summary: 'Shows a user', operationId: 'getUser', tags: ['users'], params: S.UserIdParams, response: { 200: S.AnyUser } },
       config: { policy: { auth: 'optional', scopes: ['read_user'] } },
     },
     async (request) => {
@@ -151,6 +151,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
     {
       schema: {
         summary: 'Creates a personal access token for the authenticated user',
+        operationId: 'createCurrentUserPersonalAccessToken',
         tags: ['tokens'],
         body: S.CreateTokenBody,
         response: { 201: S.AccessTokenWithSecret },
@@ -168,6 +169,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
     {
       schema: {
         summary: 'Creates a personal access token for a user',
+        operationId: 'createUserPersonalAccessToken',
         tags: ['tokens'],
         params: S.UserTokenParams,
         body: S.CreateTokenBody,

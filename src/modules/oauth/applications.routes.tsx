@@ -81,6 +81,7 @@ export function applicationsApiRoutes(app: ApiApp, applications: ApplicationsSer
     {
       schema: {
         summary: "Renews an OAuth application's secret",
+        operationId: 'renewApplicationSecret',
         tags: ['applications'],
         params: S.ApplicationIdParams,
         response: { 201: S.ApplicationWithSecretEntity },

@@ -60,14 +60,24 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   const limited = limit ? { onRequest: async (request: FastifyRequest) => limiter.enforce('oauth', `ip:${request.ip}`, limit) } : {};
 
   preflight(app, '/oauth/token', CORS.token);
-  const token = { summary: 'Exchanges a grant for an access token', tags, response: { 200: S.TokenResponse } };
+  const token = {
+    summary: 'Exchanges a grant for an access token',
+    operationId: 'requestOauthToken',
+    tags,
+    response: { 200: S.TokenResponse },
+  };
   app.post('/oauth/token', { schema: token, config: form(TokenForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
     allowCors(request, reply, CORS.token);
     return noStore(reply).send(await tokenEndpoint(deps, request));
   });
 
   preflight(app, '/oauth/revoke', CORS.token);
-  const revoke = { summary: 'Revokes an access or refresh token', tags, response: { 200: S.RevokeResponse } };
+  const revoke = {
+    summary: 'Revokes an access or refresh token',
+    operationId: 'revokeOauthToken',
+    tags,
+    response: { 200: S.RevokeResponse },
+  };
   app.post('/oauth/revoke', { schema: revoke, config: form(RevokeForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
     allowCors(request, reply, CORS.token);
     const params = readParams(request.body ?? {});
@@ -77,7 +87,12 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   });
 
   preflight(app, '/oauth/introspect', CORS.token);
-  const introspect = { summary: 'Describes a token to the client it was issued to', tags, response: { 200: S.IntrospectionResponse } };
+  const introspect = {
+    summary: 'Describes a token to the client it was issued to',
+    operationId: 'introspectOauthToken',
+    tags,
+    response: { 200: S.IntrospectionResponse },
+  };
   app.post(
     '/oauth/introspect',
     { schema: introspect, config: form(IntrospectForm), bodyLimit: FORM_LIMIT, ...limited },
@@ -116,10 +131,15 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
     return noStore(reply).send(await oidc.userinfo(token));
   };
   const claims = { summary: "Shows the OpenID Connect claims of the token's user", tags, response: { 200: S.UserInfo } };
-  app.get('/oauth/userinfo', { schema: claims, config: BEARER }, userinfo);
-  app.post('/oauth/userinfo', { schema: claims, config: BEARER, bodyLimit: FORM_LIMIT }, userinfo);
+  app.get('/oauth/userinfo', { schema: { ...claims, operationId: 'getOauthUserinfo' }, config: BEARER }, userinfo);
+  app.post('/oauth/userinfo', { schema: { ...claims, operationId: 'postOauthUserinfo' }, config: BEARER, bodyLimit: FORM_LIMIT }, userinfo);
 
-  const authorizeDevice = { summary: 'Starts a device authorization', tags, response: { 200: S.DeviceAuthorizationResponse } };
+  const authorizeDevice = {
+    summary: 'Starts a device authorization',
+    operationId: 'authorizeOauthDevice',
+    tags,
+    response: { 200: S.DeviceAuthorizationResponse },
+  };
   app.post(
     '/oauth/authorize_device',
     { schema: authorizeDevice, config: form(AuthorizeDeviceForm), bodyLimit: FORM_LIMIT, ...limited },
@@ -136,11 +156,18 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
     return reply.header('cache-control', 'public, max-age=3600').send(oidc.discovery());
   };
   const metadata = { summary: "Describes the provider's endpoints and capabilities", tags, response: { 200: S.DiscoveryDocument } };
-  app.get('/.well-known/openid-configuration', { schema: metadata, config: NONE }, discovery);
-  app.get('/.well-known/oauth-authorization-server', { schema: metadata, config: NONE }, discovery);
+  const openid = { ...metadata, operationId: 'getOpenidConfiguration' };
+  app.get('/.well-known/openid-configuration', { schema: openid, config: NONE }, discovery);
+  const rfc8414 = { ...metadata, operationId: 'getOauthAuthorizationServerMetadata' };
+  app.get('/.well-known/oauth-authorization-server', { schema: rfc8414, config: NONE }, discovery);
 
   preflight(app, '/oauth/discovery/keys', CORS.discovery);
-  const jwks = { summary: 'Lists the public keys that sign id_tokens', tags, response: { 200: S.JsonWebKeySet } };
+  const jwks = {
+    summary: 'Lists the public keys that sign id_tokens',
+    operationId: 'getOauthJwks',
+    tags,
+    response: { 200: S.JsonWebKeySet },
+  };
   app.get('/oauth/discovery/keys', { schema: jwks, config: NONE }, async (request, reply) => {
     allowCors(request, reply, CORS.discovery);
     return reply.header('cache-control', 'public, max-age=3600').send(await keys.jwks());
