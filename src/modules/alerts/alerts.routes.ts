@@ -111,6 +111,7 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
     {
       schema: {
         summary: "Replaces an integration's key and answers the new one",
+        operationId: 'resetProjectAlertManagementIntegrationToken',
         tags,
         params: S.IntegrationParams,
         response: { 200: S.Integration },

@@ -129,8 +129,18 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
 
     const config = { policy: { auth: 'none' as const, session: false } };
     const response = { 200: AlertSummaries };
-    const httpSchema = { summary: 'Receives alerts for an HTTP integration', tags: ['alerts'], response };
-    const prometheusSchema = { summary: 'Receives alerts from Alertmanager for the Prometheus integration', tags: ['alerts'], response };
+    const httpSchema = {
+      summary: 'Receives alerts for an HTTP integration',
+      operationId: 'notifyHttpIntegration',
+      tags: ['alerts'],
+      response,
+    };
+    const prometheusSchema = {
+      summary: 'Receives alerts from Alertmanager for the Prometheus integration',
+      operationId: 'notifyPrometheusIntegration',
+      tags: ['alerts'],
+      response,
+    };
     // The OpenAPI document shows one templated path for all depths (and the optional `.json`).
     const security = ['alertIntegrationToken'];
     const httpDoc = { ...config, openapi: { path: '/{project_full_path}/alerts/notify/{name}/{endpoint_identifier}', security } };
