@@ -55,6 +55,15 @@ describe('error tracking: log messages with params', () => {
     ]);
   });
 
+  it('a hostile template (200,000 unclosed `%(`, 100,000 `%`) with params is answered at once', async () => {
+    const p = await fresh();
+    const started = performance.now();
+    await logRecord(p, '%('.repeat(200_000), { name: 'x' });
+    await logRecord(p, `${'%'.repeat(100_000)}${' '.repeat(100_000)}s`, ['x']);
+    assert.ok(performance.now() - started < 5_000, `took ${Math.round(performance.now() - started)} ms`);
+    assert.equal((await titles(p)).length, 2);
+  });
+
   it('a template without params, or with params that do not fit it, is shown as it is', async () => {
     const p = await fresh();
     await logRecord(p, 'Progress at 100%', []);

@@ -10,7 +10,11 @@
  */
 
 // %[(name)][flags][width][.precision][length modifier]conversion — Python's printf-style grammar.
-const SPECIFIER = /%(?:\(([^)]*)\))?[-#0 +]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[hlL]?([diouxXeEfFgGcrsa%])/g;
+// The name is bounded: an unbounded `[^)]*` rescans the rest of the template at every `%(` that
+// is never closed, quadratic in a template a DSN holder chooses.
+const SPECIFIER = /%(?:\(([^)]{0,128})\))?[-#0 +]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[hlL]?([diouxXeEfFgGcrsa%])/g;
+/** Longer templates are shown as sent: the title keeps 255 characters and the message 1,024. */
+const MAX_TEMPLATE = 8192;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -29,6 +33,7 @@ function pythonText(value: unknown, conversion: string): string {
 export function formatLogMessage(template: string, params: unknown): string | undefined {
   const named = isObject(params);
   const positional = Array.isArray(params) ? params : null;
+  if (template.length > MAX_TEMPLATE) return undefined;
   if (!named && (positional === null || positional.length === 0)) return undefined;
   let next = 0;
   let fits = true;
