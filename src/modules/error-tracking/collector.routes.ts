@@ -13,6 +13,7 @@ import {
 } from '../../infra/http/index.js';
 import { parseRef } from '../../infra/refs.js';
 import type { ProjectsService } from '../projects/index.js';
+import { CollectorAnswer } from './error-tracking.schemas.js';
 import { MAX_DECOMPRESSED_BYTES, decodeBody, parseFailure, parseStoreBody } from './collector.body.js';
 import { parseEnvelope, parseEnvelopeHeaders } from './envelope.js';
 import type { IngestionService } from './ingestion.service.js';
@@ -33,6 +34,12 @@ export interface CollectorDeps {
  */
 const BASES = ['/errortracking/api/v1/projects/api/:project_id', '/api/v4/error_tracking/collector/api/:project_id'];
 const Params = Type.Object({ project_id: Type.String({ minLength: 1, maxLength: 255 }) });
+const tags = ['error_tracking'];
+const response = { 200: CollectorAnswer };
+const storeSchema = { summary: 'Receives one event from a Sentry SDK (store endpoint)', tags, response };
+const envelopeSchema = { summary: 'Receives an envelope from a Sentry SDK: an event, sessions, attachments', tags, response };
+/** The operationId, on the documented path (under /api/v4) only: ids are unique in the document. */
+const named = (base: string, operationId: string) => (base.startsWith('/api/v4/') ? { operationId } : {});
 const SENTRY_KEY = /(?:^|[\s,])sentry_key=([^,\s]+)/;
 
 /**
@@ -142,32 +149,40 @@ export function collectorRoutes(app: ApiApp, deps: CollectorDeps): void {
         );
       }
 
-      scope.post(`${base}/store`, { schema: { params: Params }, config: { policy: { auth: 'none' } } }, async (request, reply) => {
-        const body = rawBody(request.body);
-        const admitted = await admit(await projectIdOf(request.params.project_id), requestKey(request));
-        await enforceLimits(request, admitted);
-        const event = parseStoreBody(decodeBody(body, request.headers['content-encoding']));
-        const id = await ingestion.storeEvent(admitted.projectId, event, request.ip);
-        return reply.code(200).send({ id });
-      });
+      scope.post(
+        `${base}/store`,
+        { schema: { ...storeSchema, ...named(base, 'storeSentryEvent'), params: Params }, config: { policy: { auth: 'none' } } },
+        async (request, reply) => {
+          const body = rawBody(request.body);
+          const admitted = await admit(await projectIdOf(request.params.project_id), requestKey(request));
+          await enforceLimits(request, admitted);
+          const event = parseStoreBody(decodeBody(body, request.headers['content-encoding']));
+          const id = await ingestion.storeEvent(admitted.projectId, event, request.ip);
+          return reply.code(200).send({ id });
+        },
+      );
 
-      scope.post(`${base}/envelope`, { schema: { params: Params }, config: { policy: { auth: 'none' } } }, async (request, reply) => {
-        const body = rawBody(request.body);
-        const projectRef = await projectIdOf(request.params.project_id);
-        let key = requestKey(request);
-        let decoded: Buffer | null = null;
-        if (!key) {
-          decoded = decodeBody(body, request.headers['content-encoding']);
-          key = dsnKey(parseEnvelopeHeaders(decoded));
-        }
-        const admitted = await admit(projectRef, key);
-        await enforceLimits(request, admitted);
-        const envelope = parseEnvelope(decoded ?? decodeBody(body, request.headers['content-encoding']));
-        const fromDsn = dsnKey(envelope.headers);
-        if (fromDsn && fromDsn !== key) throw parseFailure('conflicting sentry_key values');
-        const id = await ingestion.storeEnvelope(admitted.projectId, envelope, request.ip);
-        return reply.code(200).send(id ? { id } : {});
-      });
+      scope.post(
+        `${base}/envelope`,
+        { schema: { ...envelopeSchema, ...named(base, 'sendSentryEnvelope'), params: Params }, config: { policy: { auth: 'none' } } },
+        async (request, reply) => {
+          const body = rawBody(request.body);
+          const projectRef = await projectIdOf(request.params.project_id);
+          let key = requestKey(request);
+          let decoded: Buffer | null = null;
+          if (!key) {
+            decoded = decodeBody(body, request.headers['content-encoding']);
+            key = dsnKey(parseEnvelopeHeaders(decoded));
+          }
+          const admitted = await admit(projectRef, key);
+          await enforceLimits(request, admitted);
+          const envelope = parseEnvelope(decoded ?? decodeBody(body, request.headers['content-encoding']));
+          const fromDsn = dsnKey(envelope.headers);
+          if (fromDsn && fromDsn !== key) throw parseFailure('conflicting sentry_key values');
+          const id = await ingestion.storeEnvelope(admitted.projectId, envelope, request.ip);
+          return reply.code(200).send(id ? { id } : {});
+        },
+      );
     }
   });
 }

@@ -22,16 +22,31 @@ export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
   const { lookup, settings, platform } = deps;
   const base = platform.config.externalUrl;
   const policy = { auth: 'required' } as const;
+  const tags = ['error_tracking'];
 
-  app.get('/projects/:id/error_tracking/settings', { schema: { params: S.RefParams }, config: { policy } }, async (request) => {
-    const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-    return mapSettings(await settings.get(project.id));
-  });
+  app.get(
+    '/projects/:id/error_tracking/settings',
+    {
+      schema: { summary: "Shows the project's error tracking settings", tags, params: S.RefParams, response: { 200: S.Settings } },
+      config: { policy },
+    },
+    async (request) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
+      return mapSettings(await settings.get(project.id));
+    },
+  );
 
   app.put(
     '/projects/:id/error_tracking/settings',
     {
-      schema: { params: S.RefParams, querystring: S.SettingsFields, body: S.SettingsFields },
+      schema: {
+        summary: "Sets the project's error tracking settings",
+        tags,
+        params: S.RefParams,
+        querystring: S.SettingsFields,
+        body: S.SettingsFields,
+        response: { 200: S.Settings },
+      },
       preValidation: emptyBody,
       config: { policy },
     },
@@ -47,7 +62,14 @@ export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
   app.patch(
     '/projects/:id/error_tracking/settings',
     {
-      schema: { params: S.RefParams, querystring: S.SettingsFields, body: S.SettingsFields },
+      schema: {
+        summary: "Enables or disables the project's error tracking",
+        tags,
+        params: S.RefParams,
+        querystring: S.SettingsFields,
+        body: S.SettingsFields,
+        response: { 200: S.Settings },
+      },
       preValidation: emptyBody,
       config: { policy },
     },
@@ -61,7 +83,16 @@ export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
 
   app.get(
     '/projects/:id/error_tracking/client_keys',
-    { schema: { params: S.RefParams, querystring: S.PaginationOnly }, config: { policy, secret: true } },
+    {
+      schema: {
+        summary: "Lists the project's error tracking client keys",
+        tags,
+        params: S.RefParams,
+        querystring: S.PaginationOnly,
+        response: { 200: S.ClientKeyList },
+      },
+      config: { policy, secret: true },
+    },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
       const page = pageOf(request.query);
@@ -73,7 +104,10 @@ export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
 
   app.post(
     '/projects/:id/error_tracking/client_keys',
-    { schema: { params: S.RefParams }, config: { policy, secret: true } },
+    {
+      schema: { summary: 'Creates an error tracking client key', tags, params: S.RefParams, response: { 201: S.ClientKey } },
+      config: { policy, secret: true },
+    },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
       return reply.code(201).send(mapClientKey(await settings.createKey(project.id), base));
@@ -83,7 +117,10 @@ export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
   // The established product answers with the deleted key (reference B2).
   app.delete(
     '/projects/:id/error_tracking/client_keys/:key_id',
-    { schema: { params: S.KeyParams }, config: { policy } },
+    {
+      schema: { summary: 'Deletes an error tracking client key and answers it', tags, params: S.KeyParams, response: { 200: S.ClientKey } },
+      config: { policy },
+    },
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
       return mapClientKey(await settings.deleteKey(project.id, request.params.key_id), base);

@@ -1,6 +1,6 @@
 import { toIso } from '../../infra/clock.js';
 import { exceptionValues, framesOf, type ExceptionValue, type Frame } from './event.js';
-import type { ErrorDetails } from './errors.service.js';
+import type { Bucket, ErrorDetails } from './errors.service.js';
 import type { ErrorEventRow, ErrorRow } from './errors.repository.js';
 import type { ClientKeyRow, SettingsRow } from './settings.repository.js';
 import { trackerDsn } from './settings.service.js';
@@ -112,16 +112,18 @@ export function mapErrorDetails(details: ErrorDetails, webUrl: string) {
   return {
     ...mapError(error, userCount, webUrl),
     frequency: {
-      '24h': details.last24h.map((b) => [toIso(b.at), b.count]),
-      '30d': details.last30d.map((b) => [toIso(b.at), b.count]),
+      '24h': details.last24h.map(bucket),
+      '30d': details.last30d.map(bucket),
     },
-    latest_event: latest ? mapEvent(latest, false) : null,
+    latest_event: latest ? mapEventSummary(latest) : null,
     stack_trace: stackTraceOf(latest?.payload),
   };
 }
 
-export function mapEvent(row: ErrorEventRow, withPayload = true) {
-  const user = row.user_identifier;
+const bucket = (b: Bucket): [string, number] => [toIso(b.at), b.count];
+
+/** An event without its payload (an error's latest event). */
+export function mapEventSummary(row: ErrorEventRow) {
   return {
     event_id: row.event_id,
     error_id: row.error_id,
@@ -130,10 +132,13 @@ export function mapEvent(row: ErrorEventRow, withPayload = true) {
     level: row.level,
     environment: row.environment,
     release: row.release,
-    user: user,
+    user: row.user_identifier,
     message: row.description,
-    ...(withPayload ? { payload: JSON.parse(row.payload) as unknown } : {}),
   };
+}
+
+export function mapEvent(row: ErrorEventRow) {
+  return { ...mapEventSummary(row), payload: JSON.parse(row.payload) as unknown };
 }
 
 /** One line per frame, Sentry-style: `at function (file:line)`, with in-app frames marked. */

@@ -1,5 +1,5 @@
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
-import { AccessLevel, mapIssue } from '../projects/index.js';
+import { AccessLevel, Issue as IssueSchema, mapIssue } from '../projects/index.js';
 import { mapError, mapErrorDetails, mapEvent, mapReleaseHealth } from './errors.presenter.js';
 import * as S from './error-tracking.schemas.js';
 import { errorPagePath, requireActor, type ErrorTrackingDeps } from './route-deps.js';
@@ -12,11 +12,21 @@ export function errorsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
   const { lookup, errors, users, platform } = deps;
   const base = platform.config.externalUrl;
   const policy = { auth: 'required' } as const;
+  const tags = ['error_tracking'];
   const webUrl = (projectId: number, errorId: number) => `${base}${errorPagePath(projectId, errorId)}`;
 
   app.get(
     '/projects/:id/error_tracking/errors',
-    { schema: { params: S.RefParams, querystring: S.ListErrorsQuery }, config: { policy } },
+    {
+      schema: {
+        summary: "Lists the project's tracked errors",
+        tags,
+        params: S.RefParams,
+        querystring: S.ListErrorsQuery,
+        response: { 200: S.ErrorList },
+      },
+      config: { policy },
+    },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.REPORTER);
       const q = request.query;
@@ -28,15 +38,36 @@ export function errorsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     },
   );
 
-  app.get('/projects/:id/error_tracking/errors/:error_id', { schema: { params: S.ErrorParams }, config: { policy } }, async (request) => {
-    const { project } = await lookup.project(request, request.params.id, AccessLevel.REPORTER);
-    const error = await errors.get(project.id, request.params.error_id);
-    return mapErrorDetails(await errors.details(error), webUrl(project.id, error.id));
-  });
+  app.get(
+    '/projects/:id/error_tracking/errors/:error_id',
+    {
+      schema: {
+        summary: 'Shows a tracked error with its frequency, latest event and stack trace',
+        tags,
+        params: S.ErrorParams,
+        response: { 200: S.ErrorDetails },
+      },
+      config: { policy },
+    },
+    async (request) => {
+      const { project } = await lookup.project(request, request.params.id, AccessLevel.REPORTER);
+      const error = await errors.get(project.id, request.params.error_id);
+      return mapErrorDetails(await errors.details(error), webUrl(project.id, error.id));
+    },
+  );
 
   app.get(
     '/projects/:id/error_tracking/errors/:error_id/events',
-    { schema: { params: S.ErrorParams, querystring: S.PaginationOnly }, config: { policy } },
+    {
+      schema: {
+        summary: "Lists a tracked error's events, newest first",
+        tags,
+        params: S.ErrorParams,
+        querystring: S.PaginationOnly,
+        response: { 200: S.EventList },
+      },
+      config: { policy },
+    },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.REPORTER);
       const error = await errors.get(project.id, request.params.error_id);
@@ -49,7 +80,16 @@ export function errorsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
 
   app.put(
     '/projects/:id/error_tracking/errors/:error_id',
-    { schema: { params: S.ErrorParams, body: S.UpdateErrorBody }, config: { policy } },
+    {
+      schema: {
+        summary: "Changes a tracked error's status",
+        tags,
+        params: S.ErrorParams,
+        body: S.UpdateErrorBody,
+        response: { 200: S.ErrorDetails },
+      },
+      config: { policy },
+    },
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.DEVELOPER);
       const error = await errors.get(project.id, request.params.error_id);
@@ -60,7 +100,16 @@ export function errorsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
 
   app.post(
     '/projects/:id/error_tracking/errors/:error_id/issue',
-    { schema: { params: S.ErrorParams }, config: { policy } },
+    {
+      schema: {
+        summary: 'Opens an issue from a tracked error',
+        operationId: 'createProjectErrorTrackingErrorIssue',
+        tags,
+        params: S.ErrorParams,
+        response: { 201: IssueSchema },
+      },
+      config: { policy },
+    },
     async (request, reply) => {
       const actor = requireActor(request);
       const { project, level } = await lookup.project(request, request.params.id, AccessLevel.DEVELOPER);
@@ -72,7 +121,16 @@ export function errorsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
 
   app.get(
     '/projects/:id/error_tracking/release_health',
-    { schema: { params: S.RefParams, querystring: S.ReleaseHealthQuery }, config: { policy } },
+    {
+      schema: {
+        summary: 'Lists session counts per release and environment',
+        tags,
+        params: S.RefParams,
+        querystring: S.ReleaseHealthQuery,
+        response: { 200: S.ReleaseHealthList },
+      },
+      config: { policy },
+    },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.REPORTER);
       const page = pageOf(request.query);
