@@ -135,7 +135,6 @@ export const ERROR_RESPONSES: Record<string, JsonSchema> = {
     content: json(ref('RateLimited')),
   },
   OAuthError: { description: 'OAuth error', content: json(ref('OAuthError')) },
-  OAuthTooManyRequests: { description: 'Rate limited', headers: { 'Retry-After': retryAfter }, content: json(ref('OAuthError')) },
 };
 
 /** The areas of the convention (issue 19), described for readers of the document. */
@@ -197,7 +196,8 @@ interface ErrorContext {
 /** The shared error answers that can apply to an operation (OpenAPI: at least those it lists). */
 export function errorResponsesOf({ policy, method, path, ownKey, oauth }: ErrorContext): Record<string, JsonSchema> {
   const use = (name: string) => ({ $ref: `#/components/responses/${name}` });
-  if (oauth) return { 400: use('OAuthError'), 401: use('OAuthError'), 429: use('OAuthTooManyRequests') };
+  // The limiter's 429 keeps the API's body on the OAuth endpoints too (errors/handlers.ts).
+  if (oauth) return { 400: use('OAuthError'), 401: use('OAuthError'), 429: use('TooManyRequests') };
   const authenticated = policy !== undefined && policy.auth !== 'none';
   const write = method !== 'get';
   const out: Record<string, JsonSchema> = { 400: use('BadRequest') };

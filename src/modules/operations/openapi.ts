@@ -1,4 +1,3 @@
-import { STATUS_CODES } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { RoutePolicy } from '../../infra/auth/index.js';
@@ -80,13 +79,15 @@ function pathParameters(path: string, schema: unknown): JsonSchema[] {
   );
 }
 
+const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content' };
+
 /** The 2xx answers of `schema.response` (the convention declares only those), as OpenAPI responses. */
 function successResponses(response: unknown, paginated: boolean): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
   for (const [status, schema] of Object.entries((response ?? {}) as Record<string, JsonSchema>)) {
     if (!/^2(\d\d|xx)$/i.test(status)) continue;
     const code = status.toUpperCase();
-    const description = (schema.description as string | undefined) ?? STATUS_CODES[Number(status)] ?? 'Success';
+    const description = (schema.description as string | undefined) ?? SUCCESS[code] ?? 'Success';
     const headers = paginated
       ? { headers: Object.fromEntries(Object.keys(PAGINATION_HEADERS).map((h) => [h, { $ref: `#/components/headers/${h}` }])) }
       : {};
