@@ -31,7 +31,7 @@ import { createEventsModule, type EventsModule } from './modules/events/index.js
 import { createGitModule, type GitModule } from './modules/git/index.js';
 import { installJsonParser } from './infra/http/json-parser.js';
 import { AT_LEAST_ONE_OF, installParamCoercion } from './infra/http/params.js';
-import { installRackForms, parseRackParams } from './infra/http/rack-params.js';
+import { installRackForms, parseRackQuery, queryError } from './infra/http/rack-params.js';
 import { staticRoutes } from './web/static.js';
 
 export const VERSION = '0.1.0';
@@ -81,7 +81,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     childLoggerFactory: lazyChildLogger,
     // Query strings (and /api/v4 form bodies) are read as Rack reads them for Grape
     // (`scopes[]=api`), and params are coerced as Grape does (infra/http/params.ts).
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024, querystringParser: parseRackParams },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024, querystringParser: parseRackQuery },
     ajv: {
       customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true },
       plugins: [(ajv) => ajv.addKeyword({ keyword: AT_LEAST_ONE_OF, schemaType: 'array' })],
@@ -134,11 +134,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   const shedder = new LoadShedder(config.loadShedDelayMs);
   const authenticate = createAuthHook({ config, clock, resolvers: platform.resolvers, limiter });
-  app.addHook('onRequest', (request, reply) =>
-    shedder.overloaded
-      ? Promise.reject(new ServiceUnavailableError(5, '503 Service Unavailable - server overloaded, retry later'))
-      : authenticate(request, reply),
-  );
+  app.addHook('onRequest', (request, reply) => {
+    if (shedder.overloaded)
+      return Promise.reject(new ServiceUnavailableError(5, '503 Service Unavailable - server overloaded, retry later'));
+    const refused = queryError(request.query);
+    return refused ? Promise.reject(refused) : authenticate(request, reply);
+  });
 
   // Modules, core first; each area adds its line in each of the three lists below.
   const identity = createIdentityModule(platform);

@@ -65,3 +65,55 @@ describe('deeply nested JSON is refused before it is parsed', () => {
     assert.match(notified.json<{ message: string }>().message, /the alert payload nests deeper than 100 levels/);
   });
 });
+
+describe('bodies that cost memory in proportion to their parts', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  it('a form or query of more than 4096 parameters is 400, as Rack refuses it, and a query never crashes the server', async () => {
+    const form = (n: number) => Array.from({ length: n }, (_, i) => (i === 0 ? 'name=Formed' : `a[]=${i}`)).join('&');
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/api/v4/projects',
+      headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form(90_000),
+    });
+    assert.equal(refused.statusCode, 400);
+    assert.equal(refused.json<{ message: string }>().message, '400 Bad request - too many parameters (at most 4096)');
+    const read = await t.app.inject({
+      method: 'POST',
+      url: '/api/v4/projects',
+      headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form(4096),
+    });
+    assert.equal(read.statusCode, 201, read.body);
+    // A query string is parsed while the request is routed, where a throw used to end the process.
+    const query = await t.api('GET', `/projects?${Array.from({ length: 4097 }, () => 'x=1').join('&')}`);
+    assert.equal(query.statusCode, 400);
+    assert.equal(query.json<{ message: string }>().message, '400 Bad request - too many parameters (at most 4096)');
+    const deep = await t.api('GET', `/projects?a${'[b]'.repeat(40)}=1`);
+    assert.equal(deep.statusCode, 400);
+    const page = await t.app.inject({ method: 'GET', url: `/users/sign_in?a${'[b]'.repeat(40)}=1` });
+    assert.ok(page.statusCode >= 400 && page.statusCode < 500, String(page.statusCode));
+  });
+
+  it('a JSON body that is not an object carries no parameters (Grape merges only an object)', async () => {
+    const array = `[${Array.from({ length: 400_000 }, () => '0').join(',')}]`;
+    for (const payload of [array, '"text"', '42', 'null']) {
+      const res = await t.app.inject({
+        method: 'PUT',
+        url: '/api/v4/notification_settings',
+        headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/json' },
+        payload,
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json<{ level: string }>().level, 'participating');
+    }
+    const created = await t.api('POST', '/projects', { body: ['name', 'Listed'] });
+    assert.equal(created.statusCode, 400);
+    assert.match(created.json<{ message: string }>().message, /name, path are missing/);
+  });
+});
