@@ -111,10 +111,14 @@ describe('OpenAPI document', () => {
     await twice.close();
   });
 
-  it('lists the shared error answers, 429 with Retry-After, by $ref that resolve', () => {
+  it('lists the shared error answers, 429 with Retry-After, by $ref that resolve', async () => {
     const get = doc.paths['/api/v4/projects/{id}'].get.responses;
     for (const status of ['400', '401', '403', '404', '429']) assert.ok(get[status]?.$ref, `GET /projects/{id} lacks ${status}`);
     assert.ok(doc.paths['/api/v4/projects'].post.responses['409']);
+    // Sudo to a user that does not exist is 404 on any authenticated route.
+    assert.ok(doc.paths['/api/v4/projects'].get.responses['404']);
+    const sudo = await t.api('GET', '/projects', { headers: { sudo: 'nobody-at-all' } });
+    assert.equal(sudo.statusCode, 404);
     assert.ok(doc.components.responses.TooManyRequests.headers['Retry-After']);
     assert.deepEqual(doc.components.schemas.Message.required, ['message']);
     for (const ref of new Set(refs(doc))) {

@@ -203,7 +203,8 @@ export function errorResponsesOf({ policy, method, path, ownKey, oauth }: ErrorC
   const out: Record<string, JsonSchema> = { 400: use('BadRequest') };
   if (authenticated || ownKey) out[401] = use('Unauthorized');
   if (authenticated || ownKey || policy?.admin) out[403] = use('Forbidden');
-  if (path.includes('{') || ownKey) out[404] = use('NotFound');
+  // Any authenticated request may name a Sudo user that does not exist (404).
+  if (path.includes('{') || ownKey || authenticated) out[404] = use('NotFound');
   if (authenticated && write) {
     out[409] = use('Conflict');
     out[422] = use('Unprocessable');
