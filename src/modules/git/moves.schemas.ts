@@ -1,5 +1,5 @@
-import { Type, type TSchema } from '@sinclair/typebox';
-import { Nullable, StringEnum } from '../../infra/http/fast-schemas.js';
+import { Type } from '@sinclair/typebox';
+import { Nullable, StringEnum } from '../../infra/http/response-types.js';
 import { IntegerId, NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
 import { UserBasicSchema } from '../identity/index.js';
 
@@ -15,8 +15,6 @@ export const ContainerParams = Type.Object({ id: NamespaceOrProjectId });
 export const ContainerMoveParams = Type.Object({ id: NamespaceOrProjectId, repository_storage_move_id: IntegerId });
 
 const DateTime = Type.String({ format: 'date-time' });
-/** An object or null: objects keep `anyOf` (fast-schemas.ts's Nullable is for primitives). */
-const NullableObject = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** `human_state_name` (reference §3.2): each state's name, `cleanup failed` with a space. */
 const MoveStateName = StringEnum(['initial', 'scheduled', 'started', 'finished', 'failed', 'replicated', 'cleanup failed']);
@@ -47,7 +45,7 @@ const BasicSnippet = Type.Object({
   title: Type.String(),
   description: Type.String(),
   visibility: StringEnum(['private', 'internal', 'public']),
-  author: NullableObject(UserBasicSchema),
+  author: Nullable(UserBasicSchema),
   created_at: DateTime,
   updated_at: DateTime,
   project_id: Nullable(Type.Integer()),
@@ -59,9 +57,9 @@ const BasicSnippet = Type.Object({
 /** The group of a group move; null when the group is gone. */
 const GroupIdentity = Type.Object({ id: Type.Integer(), web_url: Type.String(), name: Type.String() });
 
-export const ProjectMove = Type.Object({ ...BasicMove, project: NullableObject(ProjectIdentity) });
-export const SnippetMove = Type.Object({ ...BasicMove, snippet: NullableObject(BasicSnippet) });
-export const GroupMove = Type.Object({ ...BasicMove, group: NullableObject(GroupIdentity) });
+export const ProjectMove = Type.Object({ ...BasicMove, project: Nullable(ProjectIdentity) });
+export const SnippetMove = Type.Object({ ...BasicMove, snippet: Nullable(BasicSnippet) });
+export const GroupMove = Type.Object({ ...BasicMove, group: Nullable(GroupIdentity) });
 
 /** `POST /<kind>_repository_storage_moves`: the bulk move is scheduled. */
 export const MovesScheduled = Type.Object({ message: Type.String() });

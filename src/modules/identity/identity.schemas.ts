@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ALL_SCOPES, API_SCOPES } from '../../infra/auth/index.js';
-import { Nullable } from '../../infra/http/fast-schemas.js';
+import { Nullable } from '../../infra/http/response-types.js';
 import { IntegerId, NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
 
 const NullableBoolean = Type.Union([Type.Boolean(), Type.Null()]);
@@ -83,7 +83,7 @@ export const ResourceTokenListQuery = Type.Object({
 
 // Response entities (identity.presenter.ts). Fastify serialises each answer with them, so they
 // are allow-lists: every field the presenter returns is here, with its real type. Nullable
-// fields use infra/http/fast-schemas.ts: GET /user is a hot path.
+// fields use infra/http/response-types.ts: GET /user is a hot path.
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Nullable(DateTime);
 const NullableString = Nullable(Type.String());

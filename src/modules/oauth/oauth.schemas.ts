@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, StringEnum } from '../../infra/http/fast-schemas.js';
+import { Nullable, StringEnum } from '../../infra/http/response-types.js';
 import { IntegerId, PaginationQuery } from '../../infra/http/index.js';
 
 /** Reference §2.10: `POST /applications` (admin API). */

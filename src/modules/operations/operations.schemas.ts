@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { StringEnum } from '../../infra/http/fast-schemas.js';
+import { StringEnum } from '../../infra/http/response-types.js';
 
 // Answers of the probes under /-/ (operations/index.ts). They are not part of the API document
 // (the collector leaves /-/ out), but Fastify serialises them with these schemas all the same.
