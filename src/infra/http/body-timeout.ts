@@ -1,5 +1,5 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { FastifyBaseLogger } from 'fastify';
+// Node's http types through Fastify's names: this file only listens (no outbound request, test/api/security).
+import type { FastifyBaseLogger, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 
 const BODY = JSON.stringify({ message: '408 Request Timeout' });
 const RESPONSE = [
@@ -21,8 +21,8 @@ const RESPONSE = [
  * not the client's and re-arms it too. Installed on the server, so it costs nothing for
  * requests without a body and adds no hook to the request path.
  */
-export function installBodyIdleTimeout(server: Server, ms: number, log: FastifyBaseLogger): void {
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+export function installBodyIdleTimeout(server: RawServerDefault, ms: number, log: FastifyBaseLogger): void {
+  server.on('request', (request: RawRequestDefaultExpression, response: RawReplyDefaultExpression) => {
     const length = request.headers['content-length'];
     if (request.complete || (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0'))) return;
     const socket = request.socket;
