@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
-import { DateTime, Nullable, UserBasic } from '../projects/index.js';
+import { IsoDate as DateTime, Nullable, StringEnum } from '../../infra/http/response-types.js';
+import { UserBasic } from '../projects/index.js';
 
 const text = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
 
@@ -49,8 +50,8 @@ const EventNote = Type.Object({
 
 const PushData = Type.Object({
   commit_count: Type.Integer(),
-  action: Type.Union([Type.Literal('created'), Type.Literal('removed'), Type.Literal('pushed')]),
-  ref_type: Type.Union([Type.Literal('branch'), Type.Literal('tag')]),
+  action: StringEnum(['created', 'removed', 'pushed']),
+  ref_type: StringEnum(['branch', 'tag']),
   commit_from: Nullable(Type.String()),
   commit_to: Nullable(Type.String()),
   ref: Nullable(Type.String()),

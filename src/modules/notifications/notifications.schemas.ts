@@ -1,5 +1,6 @@
-import { Type, type TBoolean, type TNull, type TOptional, type TUnion } from '@sinclair/typebox';
+import { Type, type TOptional, type TUnsafe } from '@sinclair/typebox';
 import { NamespaceOrProjectId } from '../../infra/http/index.js';
+import { Nullable, StringEnum } from '../../infra/http/response-types.js';
 import { ALL_EVENTS, LEVELS, type NotificationEvent } from './notifications.levels.js';
 
 export const SourceParams = Type.Object({ id: NamespaceOrProjectId });
@@ -25,13 +26,13 @@ export const SettingBody = Type.Object(
 
 // Response entities (notifications.presenter.ts). Fastify serialises each answer with them, so
 // they are allow-lists: every field the presenter returns is here, with its real type.
-const LevelValue = Type.Union(LEVELS.map((level) => Type.Literal(level)));
+const LevelValue = StringEnum(LEVELS);
 
 /** `true`/`false`, or `null` for the default (reference §1.5); only the events the setting's kind has. */
 const Events = Type.Object(
-  Object.fromEntries(ALL_EVENTS.map((event) => [event, Type.Optional(Type.Union([Type.Boolean(), Type.Null()]))])) as Record<
+  Object.fromEntries(ALL_EVENTS.map((event) => [event, Type.Optional(Nullable(Type.Boolean()))])) as Record<
     NotificationEvent,
-    TOptional<TUnion<[TBoolean, TNull]>>
+    TOptional<TUnsafe<boolean | null>>
   >,
 );
 

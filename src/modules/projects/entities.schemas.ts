@@ -1,17 +1,19 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { IsoDate, Nullable, StringEnum } from '../../infra/http/response-types.js';
 
 /*
  * Response entities of the projects module (projects.presenter.ts). Fastify serialises each
  * answer with its route's schema (fast-json-stringify), so these are allow-lists: every field a
  * presenter returns is declared here with its real type, or it is dropped from the answer.
- * Presenters are typed with `Static<...>` of these, so the two cannot drift apart.
+ * Presenters are typed with `Static<...>` of these, so the two cannot drift apart. `T | null`
+ * and enumerations use response-types.ts (type lists and string enums, which the serialiser
+ * writes without a validator: docs/decisions.md "Response schemas written for the serialiser").
  */
 
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-export const DateTime = Type.String({ format: 'date-time' });
+export const DateTime = IsoDate;
 /** A calendar day, `YYYY-MM-DD`. */
 export const Day = Type.String({ format: 'date' });
-export const VisibilityValue = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
+export const VisibilityValue = StringEnum(['private', 'internal', 'public']);
 export type VisibilityValue = Static<typeof VisibilityValue>;
 
 /** `UserBasic` (reference §3.8), as identity's `mapUserBasic` returns it. */
@@ -29,7 +31,7 @@ export const Namespace = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   path: Type.String(),
-  kind: Type.Union([Type.Literal('user'), Type.Literal('group')]),
+  kind: StringEnum(['user', 'group']),
   full_path: Type.String(),
   parent_id: Nullable(Type.Integer()),
   avatar_url: Nullable(Type.String()),

@@ -35,7 +35,7 @@ export type { SnippetsService } from './snippets.service.js';
 export type { JobsService } from './jobs.service.js';
 export { mapIssue, mapNote, mapProject, mapGroup } from './projects.presenter.js';
 /** Response entities, for other modules' routes that answer with them. */
-export { DateTime, Nullable, Project, Group, UserBasic } from './entities.schemas.js';
+export { Project, Group, UserBasic } from './entities.schemas.js';
 export { Issue, Note } from './issues.schemas.js';
 
 export interface ProjectsModule {

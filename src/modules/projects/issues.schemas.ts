@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Day, Nullable, UserBasic } from './entities.schemas.js';
+import { Nullable, StringEnum } from '../../infra/http/response-types.js';
+import { DateTime, Day, UserBasic } from './entities.schemas.js';
 
 // Response entities of issues and their notes (see entities.schemas.ts: allow-lists).
 
@@ -9,7 +10,7 @@ export const Issue = Type.Object({
   project_id: Type.Integer(),
   title: Type.String(),
   description: Type.String(),
-  state: Type.Union([Type.Literal('opened'), Type.Literal('closed')]),
+  state: StringEnum(['opened', 'closed']),
   created_at: DateTime,
   updated_at: DateTime,
   closed_at: Nullable(DateTime),
@@ -19,8 +20,8 @@ export const Issue = Type.Object({
   assignees: Type.Array(UserBasic),
   assignee: Nullable(UserBasic),
   author: Nullable(UserBasic),
-  type: Type.Union([Type.Literal('ISSUE'), Type.Literal('INCIDENT')]),
-  issue_type: Type.Union([Type.Literal('issue'), Type.Literal('incident')]),
+  type: StringEnum(['ISSUE', 'INCIDENT']),
+  issue_type: StringEnum(['issue', 'incident']),
   user_notes_count: Type.Integer(),
   upvotes: Type.Integer(),
   downvotes: Type.Integer(),

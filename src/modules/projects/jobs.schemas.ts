@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IntegerId, NamespaceOrProjectId } from '../../infra/http/index.js';
-import { DateTime, Nullable, UserBasic } from './entities.schemas.js';
+import { Nullable, StringEnum } from '../../infra/http/response-types.js';
+import { DateTime, UserBasic } from './entities.schemas.js';
 
 export const JobParams = Type.Object({ id: NamespaceOrProjectId, job_id: IntegerId });
 export const CreateJobBody = Type.Object({
@@ -16,7 +17,7 @@ export const Job = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   ref: Type.String(),
-  status: Type.Union([Type.Literal('running'), Type.Literal('success'), Type.Literal('failed')]),
+  status: StringEnum(['running', 'success', 'failed']),
   created_at: DateTime,
   started_at: DateTime,
   finished_at: Nullable(DateTime),

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, UserBasic, VisibilityValue } from './entities.schemas.js';
+import { Nullable } from '../../infra/http/response-types.js';
+import { DateTime, UserBasic, VisibilityValue } from './entities.schemas.js';
 
 // Response entity of personal and project snippets (see entities.schemas.ts: allow-lists).
 
