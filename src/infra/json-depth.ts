@@ -34,7 +34,8 @@ export function jsonTextTooDeep(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i += 1; // a backslash escapes the next character
+      // A backslash escapes the next character.
+      if (c === 92) i += 1;
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 91 || c === 123) {
