@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IsoDate, Nullable, StringEnum } from '../../infra/http/response-types.js';
+import { UserBasicSchema } from '../identity/index.js';
 
 /*
  * Response entities of the projects module (projects.presenter.ts). Fastify serialises each
@@ -16,16 +17,8 @@ export const Day = Type.String({ format: 'date' });
 export const VisibilityValue = StringEnum(['private', 'internal', 'public']);
 export type VisibilityValue = Static<typeof VisibilityValue>;
 
-/** `UserBasic` (reference §3.8), as identity's `mapUserBasic` returns it. */
-export const UserBasic = Type.Object({
-  id: Type.Integer(),
-  username: Type.String(),
-  name: Type.String(),
-  state: Type.String(),
-  locked: Type.Boolean(),
-  avatar_url: Nullable(Type.String()),
-  web_url: Type.String(),
-});
+/** `UserBasic` (reference §3.8): identity's schema, as its `mapUserBasic` returns it. */
+export const UserBasic = UserBasicSchema;
 
 export const Namespace = Type.Object({
   id: Type.Integer(),
