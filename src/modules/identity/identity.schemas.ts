@@ -164,10 +164,34 @@ export const CurrentUser = Type.Object({
   is_admin: Type.Optional(AdminFields.is_admin),
   note: Type.Optional(AdminFields.note),
 });
-/** `GET /users/:id`: administrators get `UserWithAdmin`, the user themselves `UserPublic`, others `User`. */
-export const AnyUser = Type.Union([UserWithAdmin, UserPublic, User]);
+const {
+  id: _id,
+  username: _username,
+  name: _name,
+  state: _state,
+  locked: _locked,
+  avatar_url: _avatar,
+  web_url: _web,
+  ...beyondBasic
+} = UserWithAdmin.properties;
+/**
+ * A user at whichever level the viewer may see: `UserBasic`'s fields, then every other field of
+ * `UserWithAdmin`, optional (`User` for others, `UserPublic` for oneself, `UserWithAdmin` for
+ * administrators). One object rather than `anyOf` the levels: fast-json-stringify tries each
+ * branch with a validator per row, and an administrator's page of 100 users took 1.6 times as
+ * long as JSON.stringify; this way it is faster, and the fields keep the presenter's order.
+ */
+export const UserAtAnyLevel = Type.Object(
+  { ...UserBasic.properties, ...Type.Partial(Type.Object(beyondBasic)).properties },
+  {
+    description:
+      'A user as the caller may see them: UserBasic in lists for non-administrators, User for another user (a private profile without created_at, followers, following), UserPublic for oneself, UserWithAdmin for administrators.',
+  },
+);
+/** `GET /users/:id`. */
+export const AnyUser = UserAtAnyLevel;
 /** `GET /users`: administrators get `UserWithAdmin`, others `UserBasic`. */
-export const UserList = Type.Array(Type.Union([UserWithAdmin, UserBasic]));
+export const UserList = Type.Array(UserAtAnyLevel);
 
 /** Personal, impersonation, project and group access tokens (`mapToken`). */
 export const AccessToken = Type.Object({
