@@ -8,6 +8,7 @@ import type { IdentityRouteDeps } from './identity.routes.js';
 import * as S from './identity.schemas.js';
 import { emptyBodyAsObject } from './resource-tokens.routes.js';
 import type { TokenRow } from './tokens.repository.js';
+import type { CreateTokenInput } from './tokens.service.js';
 
 function actorOf(request: FastifyRequest): Actor {
   if (!request.actor) throw new UnauthorizedError();
@@ -22,6 +23,16 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
   const base = platform.config.externalUrl;
   const now = () => platform.clock.now();
   const ownTokenOr404 = (id: number | 'self', actor: Actor): Promise<TokenRow> => tokens.getManageable(actor, id);
+  const impersonationTokenOr404 = async (params: { user_id: number; token_id: number }): Promise<TokenRow> => {
+    const row = await tokens.findById(params.token_id);
+    if (!row || row.user_id !== params.user_id || row.kind !== 'impersonation') throw new NotFoundError('Impersonation Token');
+    return row;
+  };
+  /** An administrator mints a token for a user, who must exist (404 otherwise). */
+  const createForUser = async (userId: number, kind: 'personal' | 'impersonation', body: CreateTokenInput, actor: Actor) => {
+    const user = await users.get(userId);
+    return tokens.create(user.id, kind, body, { createdById: actor.user.id });
+  };
 
   app.post(
     '/user/personal_access_tokens',
@@ -55,8 +66,7 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       config: { policy: { auth: 'required', admin: true }, secret: true },
     },
     async (request, reply) => {
-      const user = await users.get(request.params.user_id);
-      const created = await tokens.create(user.id, 'personal', request.body, { createdById: actorOf(request).user.id });
+      const created = await createForUser(request.params.user_id, 'personal', request.body, actorOf(request));
       return reply.code(201).send(mapToken(created.row, now(), created.token));
     },
   );
@@ -140,8 +150,7 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       config: { policy: { auth: 'required', admin: true }, secret: true },
     },
     async (request, reply) => {
-      const user = await users.get(request.params.user_id);
-      const created = await tokens.create(user.id, 'impersonation', request.body, { createdById: actorOf(request).user.id });
+      const created = await createForUser(request.params.user_id, 'impersonation', request.body, actorOf(request));
       return reply.code(201).send(mapToken(created.row, now(), created.token));
     },
   );
@@ -181,9 +190,7 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       config: { policy: { auth: 'required', admin: true } },
     },
     async (request) => {
-      const row = await tokens.findById(request.params.token_id);
-      if (!row || row.user_id !== request.params.user_id || row.kind !== 'impersonation') throw new NotFoundError('Impersonation Token');
-      return mapToken(row, now());
+      return mapToken(await impersonationTokenOr404(request.params), now());
     },
   );
 
@@ -199,8 +206,7 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       config: { policy: { auth: 'required', admin: true } },
     },
     async (request, reply) => {
-      const row = await tokens.findById(request.params.token_id);
-      if (!row || row.user_id !== request.params.user_id || row.kind !== 'impersonation') throw new NotFoundError('Impersonation Token');
+      const row = await impersonationTokenOr404(request.params);
       await tokens.revoke(row);
       return reply.code(204).send(null);
     },
