@@ -58,77 +58,58 @@ export function notificationsRoutes(app: ApiApp, deps: NotificationsRouteDeps): 
     },
   );
 
-  app.get(
-    '/groups/:id/notification_settings',
+  // A group's and a project's setting are the same two routes; only the lookup and the source kind differ.
+  const sources = [
     {
-      schema: {
-        summary: "Shows the caller's notification setting for a group",
-        tags,
-        params: S.SourceParams,
-        response: { 200: S.Setting },
-      },
-      config: { policy },
+      path: '/groups/:id/notification_settings',
+      noun: 'group',
+      kind: 'namespace',
+      find: async (request: FastifyRequest, ref: string) => (await lookup.group(request, ref)).group.id,
     },
-    async (request) => {
-      const userId = actorId(request);
-      const { group } = await lookup.group(request, request.params.id);
-      return mapSetting(await service.getSource(userId, 'namespace', group.id));
+    {
+      path: '/projects/:id/notification_settings',
+      noun: 'project',
+      kind: 'project',
+      find: async (request: FastifyRequest, ref: string) => (await lookup.project(request, ref)).project.id,
     },
-  );
+  ] as const;
 
-  app.put(
-    '/groups/:id/notification_settings',
-    {
-      schema: {
-        summary: "Changes the caller's notification setting for a group",
-        tags,
-        params: S.SourceParams,
-        querystring: S.SettingBody,
-        response: { 200: S.Setting },
+  for (const source of sources) {
+    app.get(
+      source.path,
+      {
+        schema: {
+          summary: `Shows the caller's notification setting for a ${source.noun}`,
+          tags,
+          params: S.SourceParams,
+          response: { 200: S.Setting },
+        },
+        config: { policy },
       },
-      config: { policy },
-    },
-    async (request) => {
-      const userId = actorId(request);
-      const { group } = await lookup.group(request, request.params.id);
-      return mapSetting(await service.updateSource(userId, 'namespace', group.id, input(request)));
-    },
-  );
+      async (request) => {
+        const userId = actorId(request);
+        const sourceId = await source.find(request, request.params.id);
+        return mapSetting(await service.getSource(userId, source.kind, sourceId));
+      },
+    );
 
-  app.get(
-    '/projects/:id/notification_settings',
-    {
-      schema: {
-        summary: "Shows the caller's notification setting for a project",
-        tags,
-        params: S.SourceParams,
-        response: { 200: S.Setting },
+    app.put(
+      source.path,
+      {
+        schema: {
+          summary: `Changes the caller's notification setting for a ${source.noun}`,
+          tags,
+          params: S.SourceParams,
+          querystring: S.SettingBody,
+          response: { 200: S.Setting },
+        },
+        config: { policy },
       },
-      config: { policy },
-    },
-    async (request) => {
-      const userId = actorId(request);
-      const { project } = await lookup.project(request, request.params.id);
-      return mapSetting(await service.getSource(userId, 'project', project.id));
-    },
-  );
-
-  app.put(
-    '/projects/:id/notification_settings',
-    {
-      schema: {
-        summary: "Changes the caller's notification setting for a project",
-        tags,
-        params: S.SourceParams,
-        querystring: S.SettingBody,
-        response: { 200: S.Setting },
+      async (request) => {
+        const userId = actorId(request);
+        const sourceId = await source.find(request, request.params.id);
+        return mapSetting(await service.updateSource(userId, source.kind, sourceId, input(request)));
       },
-      config: { policy },
-    },
-    async (request) => {
-      const userId = actorId(request);
-      const { project } = await lookup.project(request, request.params.id);
-      return mapSetting(await service.updateSource(userId, 'project', project.id, input(request)));
-    },
-  );
+    );
+  }
 }
