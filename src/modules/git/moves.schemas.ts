@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../../infra/http/response-types.js';
 import { IntegerId, NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
-import { UserBasicSchema } from '../identity/index.js';
+import { BasicSnippet, ProjectIdentity } from '../projects/index.js';
 
 // Requests and answers of the repository storage moves API (moves.routes.ts, moves.presenter.ts).
 // Fastify serialises the answers with these schemas, so they list every field the presenter returns.
@@ -28,35 +28,10 @@ const BasicMove = {
   error_message: Nullable(Type.String()),
 };
 
-/** `ProjectIdentity`; null when the project is gone. */
-const ProjectIdentity = Type.Object({
-  id: Type.Integer(),
-  description: Type.String(),
-  name: Type.String(),
-  name_with_namespace: Type.String(),
-  path: Type.String(),
-  path_with_namespace: Type.String(),
-  created_at: DateTime,
-});
-
-/** `BasicSnippet`; null when the snippet is gone. */
-const BasicSnippet = Type.Object({
-  id: Type.Integer(),
-  title: Type.String(),
-  description: Type.String(),
-  visibility: StringEnum(['private', 'internal', 'public']),
-  author: Nullable(UserBasicSchema),
-  created_at: DateTime,
-  updated_at: DateTime,
-  project_id: Nullable(Type.Integer()),
-  web_url: Type.String(),
-  raw_url: Type.String(),
-  http_url_to_repo: Type.String(),
-});
-
 /** The group of a group move; null when the group is gone. */
 const GroupIdentity = Type.Object({ id: Type.Integer(), web_url: Type.String(), name: Type.String() });
 
+// `project` (ProjectIdentity) and `snippet` (BasicSnippet) are null when the container is gone.
 export const ProjectMove = Type.Object({ ...BasicMove, project: Nullable(ProjectIdentity) });
 export const SnippetMove = Type.Object({ ...BasicMove, snippet: Nullable(BasicSnippet) });
 export const GroupMove = Type.Object({ ...BasicMove, group: Nullable(GroupIdentity) });

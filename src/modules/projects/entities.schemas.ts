@@ -33,8 +33,8 @@ export const Namespace = Type.Object({
 
 const AccessOrNull = Nullable(Type.Object({ access_level: Type.Integer() }));
 
-/** `simple=true` on project lists: the established product's `BasicProjectDetails`. */
-export const ProjectSimple = Type.Object({
+/** `ProjectIdentity`: the fields every project entity starts with, in this order. */
+const ProjectIdentityFields = {
   id: Type.Integer(),
   description: Type.String(),
   name: Type.String(),
@@ -42,6 +42,12 @@ export const ProjectSimple = Type.Object({
   path: Type.String(),
   path_with_namespace: Type.String(),
   created_at: DateTime,
+};
+export const ProjectIdentity = Type.Object(ProjectIdentityFields);
+
+/** `simple=true` on project lists: the established product's `BasicProjectDetails`. */
+export const ProjectSimple = Type.Object({
+  ...ProjectIdentityFields,
   default_branch: Type.String(),
   tag_list: Type.Array(Type.String()),
   topics: Type.Array(Type.String()),
@@ -58,13 +64,7 @@ export type ProjectSimpleEntity = Static<typeof ProjectSimple>;
 
 /** The project entity, fields in the presenter's order. */
 export const Project = Type.Object({
-  id: Type.Integer(),
-  description: Type.String(),
-  name: Type.String(),
-  name_with_namespace: Type.String(),
-  path: Type.String(),
-  path_with_namespace: Type.String(),
-  created_at: DateTime,
+  ...ProjectIdentityFields,
   updated_at: DateTime,
   default_branch: Type.String(),
   tag_list: Type.Array(Type.String()),

@@ -35,7 +35,8 @@ export type { SnippetsService } from './snippets.service.js';
 export type { JobsService } from './jobs.service.js';
 export { mapIssue, mapNote, mapProject, mapGroup } from './projects.presenter.js';
 /** Response entities, for other modules' routes that answer with them. */
-export { Project, Group, UserBasic } from './entities.schemas.js';
+export { Project, ProjectIdentity, Group, UserBasic } from './entities.schemas.js';
+export { BasicSnippet } from './snippets.schemas.js';
 export { Issue, Note } from './issues.schemas.js';
 
 export interface ProjectsModule {

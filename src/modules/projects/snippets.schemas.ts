@@ -4,7 +4,8 @@ import { DateTime, UserBasic, VisibilityValue } from './entities.schemas.js';
 
 // Response entity of personal and project snippets (see entities.schemas.ts: allow-lists).
 
-export const Snippet = Type.Object({
+/** The fields `BasicSnippet` and the full snippet start with, in this order. */
+const SnippetBasicFields = {
   id: Type.Integer(),
   title: Type.String(),
   description: Type.String(),
@@ -15,6 +16,13 @@ export const Snippet = Type.Object({
   project_id: Nullable(Type.Integer()),
   web_url: Type.String(),
   raw_url: Type.String(),
+};
+
+/** `BasicSnippet` (a repository storage move's snippet): the basic fields and the clone URL. */
+export const BasicSnippet = Type.Object({ ...SnippetBasicFields, http_url_to_repo: Type.String() });
+
+export const Snippet = Type.Object({
+  ...SnippetBasicFields,
   file_name: Type.String(),
   files: Type.Array(Type.Object({ path: Type.String(), raw_url: Type.String() })),
   http_url_to_repo: Type.String(),
