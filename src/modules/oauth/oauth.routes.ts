@@ -59,6 +59,12 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   // only a public client's id). The hook is left out when no limit is set: nothing to pay then.
   const limited = limit ? { onRequest: async (request: FastifyRequest) => limiter.enforce('oauth', `ip:${request.ip}`, limit) } : {};
 
+  /** The form's parameters and the client they authenticate (RFC 6749 §2.3), for revoke, introspect and device. */
+  const authenticatedForm = async (request: FastifyRequest) => {
+    const params = readParams(request.body ?? {});
+    return { params, application: await authenticateClient(deps.storage, readClientCredentials(request, params)) };
+  };
+
   preflight(app, '/oauth/token', CORS.token);
   const token = {
     summary: 'Exchanges a grant for an access token',
@@ -80,8 +86,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   };
   app.post('/oauth/revoke', { schema: revoke, config: form(RevokeForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
     allowCors(request, reply, CORS.token);
-    const params = readParams(request.body ?? {});
-    const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
+    const { params, application } = await authenticatedForm(request);
     await tokens.revoke(application, requireParam(params, 'token'));
     return noStore(reply).send({});
   });
@@ -98,8 +103,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
     { schema: introspect, config: form(IntrospectForm), bodyLimit: FORM_LIMIT, ...limited },
     async (request, reply) => {
       allowCors(request, reply, CORS.token);
-      const params = readParams(request.body ?? {});
-      const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
+      const { params, application } = await authenticatedForm(request);
       return noStore(reply).send(await tokens.introspect(application, requireParam(params, 'token')));
     },
   );
@@ -144,8 +148,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
     '/oauth/authorize_device',
     { schema: authorizeDevice, config: form(AuthorizeDeviceForm), bodyLimit: FORM_LIMIT, ...limited },
     async (request, reply) => {
-      const params = readParams(request.body ?? {});
-      const application = await authenticateClient(deps.storage, readClientCredentials(request, params));
+      const { params, application } = await authenticatedForm(request);
       return noStore(reply).send(await device.authorize(application, params.get('scope')));
     },
   );
