@@ -21,6 +21,13 @@ function parseExpiry(value: string | null | undefined, now: number): number | nu
   return ms;
 }
 
+/** A member's level must be one of MEMBER_LEVELS, and nobody grants more than they hold (an owner may add owners). */
+function checkGrantable(accessLevel: number, actorLevel: number): void {
+  if (!(MEMBER_LEVELS as readonly number[]).includes(accessLevel))
+    throw ValidationError.field('access_level', 'is not included in the list');
+  if (accessLevel > actorLevel) throw new ForbiddenError();
+}
+
 /** Who acts on a membership: their user id, and their effective level where it is (admins: Owner). */
 export interface MemberActor {
   readonly userId: number;
@@ -81,10 +88,7 @@ export class MembersService {
     projectIdForEvents: number | null,
     executor?: Executor,
   ): Promise<MemberRow> {
-    if (!(MEMBER_LEVELS as readonly number[]).includes(input.access_level))
-      throw ValidationError.field('access_level', 'is not included in the list');
-    // Nobody grants more than they hold (an owner may add owners).
-    if (input.access_level > actorLevel) throw new ForbiddenError();
+    checkGrantable(input.access_level, actorLevel);
     const now = this.clock.now();
     const expiresAt = parseExpiry(input.expires_at, now);
     const run = async (trx: Executor) => {
@@ -126,13 +130,11 @@ export class MembersService {
     accessLevel: number,
     expiresAt?: string | null,
   ): Promise<MemberRow> {
-    if (!(MEMBER_LEVELS as readonly number[]).includes(accessLevel))
-      throw ValidationError.field('access_level', 'is not included in the list');
-    // Nobody grants more than they hold, nor changes someone who holds more (up or down).
-    if (accessLevel > actorLevel) throw new ForbiddenError();
+    checkGrantable(accessLevel, actorLevel);
     const now = this.clock.now();
     const expiry = expiresAt === undefined ? undefined : parseExpiry(expiresAt, now);
     const row = await this.get(kind, sourceId, userId);
+    // Nor does anyone change someone who holds more (up or down).
     if (row.access_level > actorLevel) throw new ForbiddenError();
     if (accessLevel < AccessLevel.OWNER && (await this.isLastOwner(row))) throw new BadRequestError(LAST_OWNER);
     return this.members.updateLevel(row.id, accessLevel, expiry, now);
