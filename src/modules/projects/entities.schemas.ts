@@ -45,15 +45,20 @@ const ProjectIdentityFields = {
 };
 export const ProjectIdentity = Type.Object(ProjectIdentityFields);
 
-/** `simple=true` on project lists: the established product's `BasicProjectDetails`. */
-export const ProjectSimple = Type.Object({
-  ...ProjectIdentityFields,
+/** What both project entities show next: its branch, topics and addresses, in this order. */
+const ProjectDetailsFields = {
   default_branch: Type.String(),
   tag_list: Type.Array(Type.String()),
   topics: Type.Array(Type.String()),
   http_url_to_repo: Type.String(),
   web_url: Type.String(),
   readme_url: Nullable(Type.String()),
+};
+
+/** `simple=true` on project lists: the established product's `BasicProjectDetails`. */
+export const ProjectSimple = Type.Object({
+  ...ProjectIdentityFields,
+  ...ProjectDetailsFields,
   forks_count: Type.Integer(),
   avatar_url: Nullable(Type.String()),
   star_count: Type.Integer(),
@@ -66,12 +71,7 @@ export type ProjectSimpleEntity = Static<typeof ProjectSimple>;
 export const Project = Type.Object({
   ...ProjectIdentityFields,
   updated_at: DateTime,
-  default_branch: Type.String(),
-  tag_list: Type.Array(Type.String()),
-  topics: Type.Array(Type.String()),
-  http_url_to_repo: Type.String(),
-  web_url: Type.String(),
-  readme_url: Nullable(Type.String()),
+  ...ProjectDetailsFields,
   avatar_url: Nullable(Type.String()),
   forks_count: Type.Integer(),
   star_count: Type.Integer(),
