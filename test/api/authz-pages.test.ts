@@ -1,0 +1,340 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { createIntegration, notify } from '../helpers/alerts.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { TestBrowser } from '../helpers/auth-browser.js';
+import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { enableTracking, exceptionEvent, post, sentryAuth, storePath } from '../helpers/sentry.js';
+
+/**
+ * Authorization matrix of the HTML pages (issue 18: "the authorization matrix covers the HTML
+ * pages as well as the API"): every page route that concerns a project (and the notification
+ * settings page, whose forms name a project or group), called through the real sign-in form by
+ * eight kinds of caller on a private and a public project, against an explicit table of least
+ * roles. Each row names the API row of authz-matrix.test.ts it mirrors, and the test checks the
+ * page never allows more than that row. What a caller may do answers the page (200) or the form's
+ * success (its redirect or re-rendered page), never a 5xx; what it cannot see 404; what it sees
+ * but may not do 403; an anonymous visitor on a page that needs signing in is sent to sign in.
+ */
+
+/** `signed_in`: anyone signed in, whatever their membership. */
+type Min = 'signed_in' | 'guest' | 'reporter' | 'developer' | 'maintainer';
+interface Row {
+  /** The route as the app declares it. */
+  route: string;
+  min: Min;
+  /** On a public project, signed-in non-members may use it too ('signed_in'), or anyone ('anyone'). */
+  publicUse?: 'signed_in' | 'anyone';
+  /** The API row (authz-matrix.test.ts `EXPECTED`) it mirrors; null where there is none. */
+  api: string | null;
+  /** What success answers. */
+  ok: 200 | 201 | 303;
+  url: (w: World, caller: Caller) => string;
+  form?: (w: World, caller: Caller) => Record<string, string>;
+}
+
+const CALLERS = ['anonymous', 'other', 'guest', 'reporter', 'developer', 'maintainer', 'owner', 'admin'] as const;
+type Caller = (typeof CALLERS)[number];
+const LEVEL: Record<Exclude<Min, 'signed_in'>, number> = { guest: 10, reporter: 20, developer: 30, maintainer: 40 };
+const MEMBER: Record<Caller, number> = {
+  anonymous: 0,
+  other: 0,
+  guest: 10,
+  reporter: 20,
+  developer: 30,
+  maintainer: 40,
+  owner: 50,
+  admin: 0,
+};
+
+interface World {
+  visibility: 'private' | 'public';
+  projectId: number;
+  groupId: number;
+  alertIid: number;
+  integrationId: number;
+  integrationUrl: string;
+  /** One error per caller, so each may create its issue once (a second is 409). */
+  errors: Record<Caller, number>;
+}
+
+const P = (w: World) => `/-/projects/${w.projectId}`;
+/** Each allowed caller makes a real change: the statuses alternate. */
+const flip = (caller: Caller, a: string, b: string) => (CALLERS.indexOf(caller) % 2 === 0 ? a : b);
+
+const TABLE: Row[] = [
+  {
+    route: 'GET /-/projects/:id/activity',
+    min: 'guest',
+    publicUse: 'anyone',
+    api: 'GET /projects/{id}/events',
+    ok: 200,
+    url: (w) => `${P(w)}/activity`,
+  },
+  {
+    route: 'GET /-/projects/:id/alerts',
+    min: 'developer',
+    api: 'GET /projects/{id}/alert_management/alerts',
+    ok: 200,
+    url: (w) => `${P(w)}/alerts`,
+  },
+  {
+    route: 'GET /-/projects/:id/alerts/:iid',
+    min: 'developer',
+    api: 'GET /projects/{id}/alert_management/alerts/{alert_iid}',
+    ok: 200,
+    url: (w) => `${P(w)}/alerts/${w.alertIid}`,
+  },
+  {
+    route: 'POST /-/projects/:id/alerts/:iid/status',
+    min: 'developer',
+    api: 'PUT /projects/{id}/alert_management/alerts/{alert_iid}',
+    ok: 200,
+    url: (w) => `${P(w)}/alerts/${w.alertIid}/status`,
+    form: (_, caller) => ({ status: flip(caller, 'acknowledged', 'triggered') }),
+  },
+  // The page opens to Developers (who may send test alerts, as the API's test route allows) but
+  // lists integrations, as the API's GET integrations does, only to Maintainers: checked below.
+  { route: 'GET /-/projects/:id/settings/alerts', min: 'developer', api: null, ok: 200, url: (w) => `${P(w)}/settings/alerts` },
+  {
+    route: 'POST /-/projects/:id/settings/alerts/integrations',
+    min: 'maintainer',
+    api: 'POST /projects/{id}/alert_management/integrations',
+    ok: 201,
+    url: (w) => `${P(w)}/settings/alerts/integrations`,
+    form: (_, caller) => ({ name: `matrix ${caller}`, type: 'http' }),
+  },
+  {
+    route: 'POST /-/projects/:id/settings/alerts/integrations/:integration_id/test',
+    min: 'developer',
+    api: 'POST /projects/{id}/alert_management/integrations/{integration_id}/test',
+    ok: 200,
+    url: (w) => `${P(w)}/settings/alerts/integrations/${w.integrationId}/test`,
+    form: () => ({ payload: '{"title":"matrix test"}' }),
+  },
+  {
+    route: 'GET /-/projects/:id/errors',
+    min: 'reporter',
+    api: 'GET /projects/{id}/error_tracking/errors',
+    ok: 200,
+    url: (w) => `${P(w)}/errors`,
+  },
+  {
+    route: 'GET /-/projects/:id/errors/:error_id',
+    min: 'reporter',
+    api: 'GET /projects/{id}/error_tracking/errors/{error_id}',
+    ok: 200,
+    url: (w) => `${P(w)}/errors/${w.errors.owner}`,
+  },
+  {
+    route: 'POST /-/projects/:id/errors/:error_id/status',
+    min: 'developer',
+    api: 'PUT /projects/{id}/error_tracking/errors/{error_id}',
+    ok: 303,
+    url: (w, caller) => `${P(w)}/errors/${w.errors[caller]}/status`,
+    form: (_, caller) => ({ status: flip(caller, 'resolved', 'ignored') }),
+  },
+  {
+    route: 'POST /-/projects/:id/errors/:error_id/issue',
+    min: 'developer',
+    api: 'POST /projects/{id}/error_tracking/errors/{error_id}/issue',
+    ok: 303,
+    url: (w, caller) => `${P(w)}/errors/${w.errors[caller]}/issue`,
+  },
+  // The notification settings page: the user's own; its source forms follow the API's rule.
+  { route: 'GET /-/profile/notifications', min: 'signed_in', api: null, ok: 200, url: () => '/-/profile/notifications' },
+  {
+    route: 'POST /-/profile/notifications',
+    min: 'signed_in',
+    api: null,
+    ok: 303,
+    url: () => '/-/profile/notifications',
+    form: () => ({ level: 'watch' }),
+  },
+  {
+    route: 'POST /-/profile/notifications/:kind/:id',
+    min: 'guest',
+    publicUse: 'signed_in',
+    api: 'PUT /projects/{id}/notification_settings',
+    ok: 303,
+    url: (w) => `/-/profile/notifications/projects/${w.projectId}`,
+    form: () => ({ level: 'mention' }),
+  },
+  {
+    route: 'POST /-/profile/notifications/:kind/:id',
+    min: 'guest',
+    publicUse: 'signed_in',
+    api: 'PUT /groups/{id}/notification_settings',
+    ok: 303,
+    url: (w) => `/-/profile/notifications/groups/${w.groupId}`,
+    form: () => ({ level: 'mention' }),
+  },
+];
+
+type Outcome = 'ok' | 'sign_in' | 404 | 403;
+
+/** What the table allows this caller on a project of this visibility. */
+function expected(row: Row, caller: Caller, visibility: World['visibility']): Outcome {
+  if (caller === 'admin') return 'ok';
+  const isPublic = visibility === 'public';
+  if (caller === 'anonymous') return isPublic && row.publicUse === 'anyone' ? 'ok' : 'sign_in';
+  if (row.min === 'signed_in' || MEMBER[caller] >= LEVEL[row.min]) return 'ok';
+  if (isPublic && row.publicUse) return 'ok';
+  return MEMBER[caller] === 0 && !isPublic ? 404 : 403;
+}
+
+/** The API's rows, read from authz-matrix.test.ts (importing it would run its suite). */
+function apiRules(): Map<string, { min: string; publicUse?: string }> {
+  const source = readFileSync(new URL('./authz-matrix.test.ts', import.meta.url), 'utf8');
+  const rules = new Map<string, { min: string; publicUse?: string }>();
+  for (const m of source.matchAll(/^\s*'([A-Z]+ \/[^']+)': (?:(READ)|R\('(\w+)'(?:, '(\w+)')?\)),$/gm)) {
+    rules.set(m[1]!, m[2] ? { min: 'guest', publicUse: 'anyone' } : { min: m[3]!, ...(m[4] ? { publicUse: m[4] } : {}) });
+  }
+  return rules;
+}
+
+/** The app's routes, from Fastify's route tree (`printRoutes`), as `METHOD /path`. */
+function appRoutes(tree: string): string[] {
+  const routes: string[] = [];
+  const stack: string[] = [];
+  for (const line of tree.split('\n')) {
+    const m = /^((?:[│ ] {3})*)[├└]── (.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!m) continue;
+    const depth = m[1]!.length / 4;
+    stack.length = depth;
+    stack[depth] = (stack[depth - 1] ?? '') + m[2];
+    for (const method of m[3]?.split(', ') ?? []) routes.push(`${method} ${stack[depth]}`);
+  }
+  return routes;
+}
+
+describe('authorization matrix of the pages: every project page, every kind of caller', () => {
+  let t: TestApp;
+  const users = {} as Record<Exclude<Caller, 'anonymous'>, TestUser>;
+  const browsers = {} as Record<Caller, TestBrowser>;
+  const csrf = {} as Record<Caller, string>;
+  const worlds: World[] = [];
+
+  async function world(visibility: World['visibility']): Promise<World> {
+    const group = await createGroup(t.app, users.owner, { visibility });
+    const project = await createProject(t.app, users.owner, { namespaceId: group.id, visibility });
+    for (const role of ['guest', 'reporter', 'developer', 'maintainer'] as const) {
+      await addMember(t.app, 'namespace', group.id, users[role], LEVEL[role]);
+    }
+    const integration = await createIntegration(t, project.id, { name: 'fixture', type: 'http', active: true });
+    const alert = await notify(t, integration.url, { title: 'fixture alert' }, { key: integration.token });
+    assert.equal(alert.statusCode, 200, alert.body);
+    const tracked = await enableTracking(t, project.id);
+    for (const caller of CALLERS) {
+      const stored = await post(t, storePath(project.id), JSON.stringify(exceptionEvent({ type: `Matrix_${caller}` })), {
+        'x-sentry-auth': sentryAuth(tracked.key),
+      });
+      assert.equal(stored.statusCode, 200, stored.body);
+    }
+    const list = await t.api('GET', `/projects/${project.id}/error_tracking/errors?per_page=100`);
+    const byType = new Map(list.json<{ id: number; type: string }[]>().map((e) => [e.type, e.id]));
+    const errors = Object.fromEntries(CALLERS.map((c) => [c, byType.get(`Matrix_${c}`)])) as Record<Caller, number>;
+    assert.ok(
+      Object.values(errors).every((id) => typeof id === 'number'),
+      JSON.stringify([...byType]),
+    );
+    return {
+      visibility,
+      projectId: project.id,
+      groupId: group.id,
+      alertIid: alert.json()[0].iid,
+      integrationId: integration.id,
+      integrationUrl: integration.url,
+      errors,
+    };
+  }
+
+  before(async () => {
+    t = await createTestApp();
+    for (const role of ['owner', 'guest', 'reporter', 'developer', 'maintainer', 'other'] as const) users[role] = await createUser(t.app);
+    users.admin = await createUser(t.app, { admin: true });
+    worlds.push(await world('private'), await world('public'));
+    for (const [i, caller] of CALLERS.entries()) {
+      const browser = new TestBrowser(t.app, `10.0.0.${i + 1}`);
+      if (caller === 'anonymous') {
+        // A visitor's form token (bound to the pre-session cookie), as a browser would send it.
+        csrf[caller] = TestBrowser.csrfOf((await browser.request('GET', '/users/sign_in')).body);
+      } else {
+        const signedIn = await browser.signIn(users[caller].user.username, 'password-123');
+        assert.ok(
+          [302, 303].includes(signedIn.statusCode) && signedIn.headers.location !== '/users/sign_in',
+          `${caller} signs in: ${signedIn.statusCode} ${signedIn.body}`,
+        );
+        csrf[caller] = await browser.csrf();
+      }
+      browsers[caller] = browser;
+    }
+  });
+  after(() => t.close());
+
+  it('the table names every page route under /-/projects and /-/profile/notifications, and nothing else', () => {
+    const pages = appRoutes(t.app.printRoutes({ commonPrefix: false }))
+      .filter((r) => /^(GET|POST|PUT|PATCH|DELETE) \/-\/(projects\/|profile\/notifications)/.test(r))
+      .sort();
+    assert.deepEqual(pages, [...new Set(TABLE.map((row) => row.route))].sort());
+  });
+
+  it('no page allows more than the API row it mirrors', () => {
+    const rules = apiRules();
+    assert.ok(rules.size > 80, `read ${rules.size} API rows`);
+    const rank = ['guest', 'reporter', 'developer', 'maintainer', 'owner', 'admin'];
+    const breadth = (use?: string) => (use === 'anyone' ? 2 : use === 'signed_in' ? 1 : 0);
+    for (const row of TABLE.filter((r) => r.api !== null)) {
+      const api = rules.get(row.api!);
+      assert.ok(api, `${row.api} is a row of authz-matrix's EXPECTED`);
+      assert.ok(rank.indexOf(row.min) >= rank.indexOf(api.min), `${row.route}: ${row.min} is below the API's ${api.min}`);
+      assert.ok(breadth(row.publicUse) <= breadth(api.publicUse), `${row.route}: public use ${row.publicUse} beyond the API's`);
+    }
+  });
+
+  it('no caller gets more (or less) than its row says, on a private and a public project', async () => {
+    const problems: string[] = [];
+    const tally = new Map<string, number>();
+    for (const row of TABLE) {
+      for (const w of worlds) {
+        for (const caller of CALLERS) {
+          const url = row.url(w, caller);
+          const method = row.route.split(' ')[0] as 'GET' | 'POST';
+          const res: LightMyRequestResponse = await browsers[caller].request(
+            method,
+            url,
+            method === 'POST' ? { form: { authenticity_token: csrf[caller], ...row.form?.(w, caller) } } : {},
+          );
+          const want = expected(row, caller, w.visibility);
+          tally.set(String(want), (tally.get(String(want)) ?? 0) + 1);
+          const location = String(res.headers.location ?? '');
+          const where = `${row.route} (${url}) [${w.visibility}] as ${caller}: ${res.statusCode} ${location || res.body.slice(0, 120)}`;
+          let good: boolean;
+          if (want === 'ok') {
+            good = res.statusCode === row.ok && (row.ok !== 303 || !location.startsWith('/users/sign_in'));
+            if (good && row.ok !== 303) good = String(res.headers['content-type']).startsWith('text/html');
+          } else if (want === 'sign_in') {
+            good =
+              method === 'GET'
+                ? res.statusCode === 302 && location === `/users/sign_in?redirect_to=${encodeURIComponent(url)}`
+                : res.statusCode === 303 && location === '/users/sign_in';
+          } else {
+            // A refusal for the caller's role, not for its form token (the alert pages answer 403 to both).
+            good = res.statusCode === want && !/form has expired|session has expired/i.test(res.body);
+          }
+          if (!good) problems.push(`${where} (expected ${want === 'ok' ? row.ok : want})`);
+          // The settings page shows integrations (their URLs) only to those the API shows them to.
+          if (row.route === 'GET /-/projects/:id/settings/alerts' && res.statusCode === 200) {
+            const maySee = caller === 'admin' || MEMBER[caller] >= LEVEL.maintainer;
+            if (res.body.includes(w.integrationUrl) !== maySee) problems.push(`${where}: integration URL shown = ${!maySee}`);
+          }
+        }
+      }
+    }
+    // Both sides of the table were exercised.
+    for (const outcome of ['ok', 'sign_in', '404', '403']) assert.ok((tally.get(outcome) ?? 0) >= 10, JSON.stringify([...tally]));
+    assert.deepEqual(problems, []);
+  });
+});
