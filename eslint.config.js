@@ -1,5 +1,32 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { readdirSync } from 'node:fs';
+
+// Architecture boundaries (docs/architecture.md): modules meet only through each other's `index.ts`,
+// and infra imports no module. Relative specifiers are matched per folder depth, because a pattern must
+// know how many `../` reach src/modules from the importing file and which module is its own.
+const moduleNames = readdirSync(new URL('./src/modules', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+
+function moduleBoundaries(name) {
+  return [1, 2, 3].map((depth) => ({
+    files: [`src/modules/${name}/${'*/'.repeat(depth - 1)}*.{ts,tsx}`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^${'\\.\\./'.repeat(depth)}(?!\\.\\.?/|${name}/)[^/]+/(?!index\\.js$)`,
+              message: 'Import another module only through its index.ts (e.g. ../projects/index.js).',
+            },
+          ],
+        },
+      ],
+    },
+  }));
+}
 
 export default tseslint.config(
   {
@@ -31,6 +58,16 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-empty-object-type': 'off',
       '@typescript-eslint/only-throw-error': 'off',
+    },
+  },
+  ...moduleNames.flatMap(moduleBoundaries),
+  {
+    files: ['src/infra/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)modules(/|$)', message: 'src/infra imports no module (modules depend on infra).' }] },
+      ],
     },
   },
   {
