@@ -1,7 +1,8 @@
 /**
  * Typed errors thrown by services and routes. Each carries its status and the body the
- * spec prescribes; exactly two handlers turn them into responses (api-handler.ts for
- * `/api/v4` and the pages, oauth-handler.ts for `/oauth`). Codes are listed in docs/errors.md.
+ * spec prescribes; the handlers of handlers.ts turn them into responses (`apiErrorHandler`
+ * for `/api/v4` and the pages, `oauthErrorHandler` for `/oauth`), and the git routes answer
+ * them as text (modules/git). Codes and the three dialects are in docs/errors.md.
  */
 export type ValidationMessages = { [field: string]: string[] | ValidationMessages };
 
@@ -13,12 +14,19 @@ export abstract class AppError extends Error {
   abstract body(): unknown;
 }
 
+/** The common case: the body is `{"message": <the error's message>}` (SPEC "Errors" rule 1). */
+export abstract class MessageError extends AppError {
+  body(): unknown {
+    return { message: this.message };
+  }
+}
+
 /**
  * 400 for a missing required attribute: `message` is a string naming it (SPEC "Errors" rule 1).
  * `alternatives`: none of several attributes was given, any one of which would do (Grape's
  * `at_least_one_of`), and the message says so.
  */
-export class MissingAttributeError extends AppError {
+export class MissingAttributeError extends MessageError {
   readonly status = 400;
   readonly code = 'missing_attribute';
   constructor(
@@ -29,18 +37,12 @@ export class MissingAttributeError extends AppError {
       `${attributes.join(', ')} ${attributes.length > 1 ? 'are' : 'is'} missing${alternatives ? ', at least one parameter must be provided' : ''}`,
     );
   }
-  body() {
-    return { message: this.message };
-  }
 }
 
 /** 400 with a plain message (bad parameter value, malformed body). */
-export class BadRequestError extends AppError {
+export class BadRequestError extends MessageError {
   readonly status = 400;
   readonly code = 'bad_request';
-  body() {
-    return { message: this.message };
-  }
 }
 
 /** 400 with `message` an object of arrays (SPEC "Errors" rule 2). */
@@ -58,14 +60,11 @@ export class ValidationError extends AppError {
   }
 }
 
-export class UnauthorizedError extends AppError {
+export class UnauthorizedError extends MessageError {
   readonly status = 401;
   readonly code = 'unauthorized';
   constructor(readonly reason?: string) {
     super(reason ? `401 Unauthorized - ${reason}` : '401 Unauthorized');
-  }
-  body() {
-    return { message: this.message };
   }
 }
 
@@ -106,102 +105,75 @@ export class InsufficientScopeError extends AppError {
   }
 }
 
-export class ForbiddenError extends AppError {
+export class ForbiddenError extends MessageError {
   readonly status = 403;
   readonly code = 'forbidden';
   constructor(readonly reason?: string) {
     super(reason ? `403 Forbidden - ${reason}` : '403 Forbidden');
   }
-  body() {
-    return { message: this.message };
-  }
 }
 
 /** 404 `{"message":"404 <Thing> Not Found"}`; what the caller may not see is also a 404. */
-export class NotFoundError extends AppError {
+export class NotFoundError extends MessageError {
   readonly status = 404;
   readonly code = 'not_found';
   constructor(readonly thing?: string) {
     super(thing ? `404 ${thing} Not Found` : '404 Not Found');
   }
-  body() {
-    return { message: this.message };
-  }
 }
 
 /** 404 with a message given whole (Sudo's unknown user). */
-export class NotFoundMessageError extends AppError {
+export class NotFoundMessageError extends MessageError {
   readonly status = 404;
   readonly code = 'not_found';
-  body() {
-    return { message: this.message };
-  }
 }
 
-export class MethodNotAllowedError extends AppError {
+export class MethodNotAllowedError extends MessageError {
   readonly status = 405;
   readonly code = 'method_not_allowed';
   constructor(allow: readonly string[], message = '405 Method Not Allowed') {
     super(message);
     this.headers.allow = allow.join(', ');
   }
-  body() {
-    return { message: this.message };
-  }
 }
 
-export class ConflictError extends AppError {
+export class ConflictError extends MessageError {
   readonly status = 409;
   readonly code = 'conflict';
   constructor(message = '409 Conflict') {
     super(message);
   }
-  body() {
-    return { message: this.message };
-  }
 }
 
-export class PreconditionFailedError extends AppError {
+export class PreconditionFailedError extends MessageError {
   readonly status = 412;
   readonly code = 'precondition_failed';
   constructor() {
     super('412 Precondition Failed');
   }
-  body() {
-    return { message: this.message };
-  }
 }
 
-export class PayloadTooLargeError extends AppError {
+export class PayloadTooLargeError extends MessageError {
   readonly status = 413;
   readonly code = 'payload_too_large';
   constructor(message = '413 Request Entity Too Large') {
     super(message);
   }
-  body() {
-    return { message: this.message };
-  }
 }
 
-export class UnsupportedMediaTypeError extends AppError {
+export class UnsupportedMediaTypeError extends MessageError {
   readonly status = 415;
   readonly code = 'unsupported_media_type';
   constructor(message = '415 Unsupported Media Type') {
     super(message);
   }
-  body() {
-    return { message: this.message };
-  }
 }
 
-export class UnprocessableError extends AppError {
+export class UnprocessableError extends MessageError {
   readonly status = 422;
   readonly code = 'unprocessable';
   constructor(message = '422 Unprocessable Entity') {
     super(message);
-  }
-  body() {
-    return { message: this.message };
   }
 }
 
@@ -223,15 +195,12 @@ export class TooManyRequestsError extends AppError {
 }
 
 /** 503 when the server sheds load; clients retry after the given delay. */
-export class ServiceUnavailableError extends AppError {
+export class ServiceUnavailableError extends MessageError {
   readonly status = 503;
   readonly code = 'service_unavailable';
   constructor(retryAfterSeconds = 5, message = '503 Service Unavailable') {
     super(message);
     this.headers['retry-after'] = String(retryAfterSeconds);
-  }
-  body() {
-    return { message: this.message };
   }
 }
 
@@ -254,14 +223,11 @@ export class CustomBodyError extends AppError {
 }
 
 /** A renamed project or group: GET by its old path answers 301 with the new location. */
-export class MovedPermanentlyError extends AppError {
+export class MovedPermanentlyError extends MessageError {
   readonly status = 301;
   readonly code = 'moved_permanently';
   constructor(location: string) {
     super(`This resource has been moved permanently to ${location}`);
     this.headers.location = location;
-  }
-  body() {
-    return { message: this.message };
   }
 }

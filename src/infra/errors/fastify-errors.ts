@@ -81,15 +81,18 @@ function fromValidation(issues: readonly AjvIssue[]): AppError {
   return new ValidationError(messages);
 }
 
-/** Turns Fastify's own errors (schema, body parsing, limits) into AppErrors; null if it is not one. */
-export function fromFastifyError(error: FastifyError): AppError | null {
+/**
+ * Turns Fastify's own errors (schema, body parsing, limits) into AppErrors; null if it is not one.
+ * `tooLargeMessage`: the route's own 413 message (its `bodyTooLargeMessage` config).
+ */
+export function fromFastifyError(error: FastifyError, tooLargeMessage?: string): AppError | null {
   if (error instanceof AppError) return error;
   if (Array.isArray(error.validation)) return fromValidation(error.validation);
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new BadRequestError(`400 Bad request - Malformed JSON body: ${error.message}`);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new PayloadTooLargeError();
+      return new PayloadTooLargeError(tooLargeMessage);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new UnsupportedMediaTypeError();
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

@@ -3,6 +3,13 @@ import { AppError } from './app-errors.js';
 import { fromFastifyError } from './fastify-errors.js';
 import { OAuthError, TemporarilyUnavailableError } from './oauth-errors.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A route's own message for a body over its `bodyLimit` (the alert receiver names its limit). */
+    bodyTooLargeMessage?: string;
+  }
+}
+
 function sendAppError(reply: FastifyReply, error: AppError): FastifyReply {
   return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(error.body());
 }
@@ -15,7 +22,7 @@ function sendInternal(request: FastifyRequest, reply: FastifyReply, error: unkno
 /** The `/api/v4` (and default) formatter: `{message}` bodies of SPEC "Errors". */
 export function apiErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof OAuthError) return sendOAuthError(reply, error);
-  const appError = fromFastifyError(error);
+  const appError = fromFastifyError(error, request.routeOptions.config.bodyTooLargeMessage);
   if (appError) {
     if (appError.status >= 500) request.log.warn({ err: error }, 'request failed');
     return sendAppError(reply, appError);

@@ -1,13 +1,5 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  BadRequestError,
-  ForbiddenError,
-  NotFoundError,
-  PayloadTooLargeError,
-  UnauthorizedError,
-  UnsupportedMediaTypeError,
-  apiErrorHandler,
-} from '../../infra/errors/index.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError, UnsupportedMediaTypeError } from '../../infra/errors/index.js';
 import { enforceIngestionLimits, ingestionLimits } from '../../infra/http/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import type { AlertsDeps } from './alerts.deps.js';
@@ -119,15 +111,12 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
       if (!mayHoldProto(text)) request.alertBodyText = text;
       done(null, parsed);
     });
-    scope.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-        const tooLarge = new PayloadTooLargeError(`413 Payload Too Large - alert payloads are limited to ${PAYLOAD_LIMIT_BYTES} bytes`);
-        return apiErrorHandler(tooLarge, request, reply);
-      }
-      return apiErrorHandler(error, request, reply);
-    });
 
-    const config = { policy: { auth: 'none' as const, session: false } };
+    // The API's error handler answers; only its 413 names the receiver's own limit.
+    const config = {
+      policy: { auth: 'none' as const, session: false },
+      bodyTooLargeMessage: `413 Payload Too Large - alert payloads are limited to ${PAYLOAD_LIMIT_BYTES} bytes`,
+    };
     const response = { 200: AlertSummaries };
     const httpSchema = {
       summary: 'Receives alerts for an HTTP integration',

@@ -42,9 +42,14 @@ export class ErrorsService {
   }
 
   async get(projectId: number, errorId: number): Promise<ErrorRow> {
-    const row = await this.repo.find(projectId, errorId);
+    const row = await this.find(projectId, errorId);
     if (!row) throw new NotFoundError('Error');
     return row;
+  }
+
+  /** The error, or undefined when the project has none of that id; a failure of the database throws. */
+  find(projectId: number, errorId: number): Promise<ErrorRow | undefined> {
+    return this.repo.find(projectId, errorId);
   }
 
   async details(error: ErrorRow): Promise<ErrorDetails> {
@@ -76,7 +81,7 @@ export class ErrorsService {
    */
   async createIssue(project: ProjectRow, error: ErrorRow, actor: Actor, level: number): Promise<IssueRow> {
     if (error.issue_iid !== null) {
-      const existing = await this.issues.get(project, error.issue_iid, actor, level).catch(() => null);
+      const existing = await this.issues.find(project, error.issue_iid, actor, level);
       if (existing) throw new ConflictError(`409 Conflict - issue #${existing.iid} was already created from this error`);
     }
     const details = await this.details(error);

@@ -99,7 +99,7 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps & { pageAu
     async (request, reply) => {
       const ctx = await open(request, reply, request.params.id, AccessLevel.REPORTER);
       if (!ctx) return reply;
-      const error = await errors.get(ctx.project.id, request.params.error_id).catch(() => null);
+      const error = await errors.find(ctx.project.id, request.params.error_id);
       if (!error) return sendPage(reply, messagePage('Not found', 'This error does not exist.', ctx.actor.user.username, ctx.csrf), 404);
       const details = await errors.details(error);
       return sendPage(
@@ -132,7 +132,7 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps & { pageAu
         422,
       );
     }
-    const error = await errors.get(ctx.project.id, request.params.error_id).catch(() => null);
+    const error = await errors.find(ctx.project.id, request.params.error_id);
     if (!error) return sendPage(reply, messagePage('Not found', 'This error does not exist.', ctx.actor.user.username, ctx.csrf), 404);
     try {
       const notice = await run(ctx, error.id);

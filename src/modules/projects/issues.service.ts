@@ -97,9 +97,15 @@ export class IssuesService {
   }
 
   async get(project: ProjectRow, iid: number, actor: Actor | null, level: number): Promise<IssueRow> {
-    const issue = await this.issues.findByIid(project.id, iid);
-    if (!issue || !this.canSee(issue, actor, level)) throw new NotFoundError('Issue');
+    const issue = await this.find(project, iid, actor, level);
+    if (!issue) throw new NotFoundError('Issue');
     return issue;
+  }
+
+  /** The issue if it exists and the actor may see it; a failure of the database throws. */
+  async find(project: ProjectRow, iid: number, actor: Actor | null, level: number): Promise<IssueRow | undefined> {
+    const issue = await this.issues.findByIid(project.id, iid);
+    return issue && this.canSee(issue, actor, level) ? issue : undefined;
   }
 
   /** By id; other modules pass their transaction when they read inside one. */
