@@ -1,7 +1,9 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../infra/db/index.js';
 import { CompiledOnce, bumpEpoch, containing } from '../../infra/db/index.js';
+import { ALERT_STATUSES, type AlertStatus } from '../../infra/db/tables/alerts.js';
 import type { AlertEmailOutboxTable, AlertSettingsTable, AlertsTable } from '../../infra/db/tables/alerts.js';
+import { SEVERITIES } from './normalize.common.js';
 
 /**
  * The predicate of the partial unique index `alerts_open_fingerprint`, as a literal: the
@@ -11,30 +13,39 @@ import type { AlertEmailOutboxTable, AlertSettingsTable, AlertsTable } from '../
 const OPEN = sql.raw<boolean>(`status <> 'resolved'`);
 
 export type AlertRow = Selectable<AlertsTable>;
-export type AlertStatus = AlertsTable['status'];
+export { ALERT_STATUSES, type AlertStatus };
 export type AlertSettingsRow = Selectable<AlertSettingsTable>;
 export type NewAlertRow = Insertable<AlertsTable>;
 
-export const ALERT_STATUSES: readonly AlertStatus[] = ['triggered', 'acknowledged', 'resolved', 'ignored'];
-/** Reference A7: severity order, most critical first; status order, triggered first. */
-const SEVERITY_RANK = sql<number>`case severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 when 'low' then 3 when 'info' then 4 else 5 end`;
-const STATUS_RANK = sql<number>`case status when 'triggered' then 0 when 'acknowledged' then 1 when 'resolved' then 2 else 3 end`;
+/**
+ * Reference A7: severity order, most critical first; status order, triggered first. The rank is
+ * the value's position in its list; a value outside the list ranks with the last one.
+ */
+function rankOf(column: string, values: readonly string[]) {
+  const cases = values.slice(0, -1).map((value, rank) => `when '${value}' then ${rank}`);
+  return sql.raw<number>(`case ${column} ${cases.join(' ')} else ${values.length - 1} end`);
+}
+const SEVERITY_RANK = rankOf('severity', SEVERITIES);
+const STATUS_RANK = rankOf('status', ALERT_STATUSES);
 
-export type AlertSort =
-  | 'created_at_asc'
-  | 'created_at_desc'
-  | 'updated_at_asc'
-  | 'updated_at_desc'
-  | 'started_at_asc'
-  | 'started_at_desc'
-  | 'ended_at_asc'
-  | 'ended_at_desc'
-  | 'event_count_asc'
-  | 'event_count_desc'
-  | 'severity_asc'
-  | 'severity_desc'
-  | 'status_asc'
-  | 'status_desc';
+/** The `sort` values of the alert list (reference A7). */
+export const ALERT_SORTS = [
+  'created_at_asc',
+  'created_at_desc',
+  'updated_at_asc',
+  'updated_at_desc',
+  'started_at_asc',
+  'started_at_desc',
+  'ended_at_asc',
+  'ended_at_desc',
+  'event_count_asc',
+  'event_count_desc',
+  'severity_asc',
+  'severity_desc',
+  'status_asc',
+  'status_desc',
+] as const;
+export type AlertSort = (typeof ALERT_SORTS)[number];
 
 export interface AlertFilter {
   statuses?: AlertStatus[] | undefined;

@@ -11,6 +11,7 @@ import {
   NullableString,
   StringEnum,
 } from '../../infra/http/response-types.js';
+import { ALERT_SORTS, ALERT_STATUSES } from './alerts.repository.js';
 import { SEVERITIES } from './normalize.common.js';
 import { GENERIC_KEYS } from './normalize.generic.js';
 
@@ -58,31 +59,8 @@ export const UpdateIntegrationBody = Type.Object({
 });
 export type UpdateIntegrationInput = Static<typeof UpdateIntegrationBody>;
 
-const ALERT_STATUS_VALUES = ['triggered', 'acknowledged', 'resolved', 'ignored'] as const;
-export const StatusValue = Type.Union([
-  Type.Literal('triggered'),
-  Type.Literal('acknowledged'),
-  Type.Literal('resolved'),
-  Type.Literal('ignored'),
-]);
-const SeverityValue = Type.Union(['critical', 'high', 'medium', 'low', 'info', 'unknown'].map((s) => Type.Literal(s)));
-
-export const SORTS = [
-  'created_at_asc',
-  'created_at_desc',
-  'updated_at_asc',
-  'updated_at_desc',
-  'started_at_asc',
-  'started_at_desc',
-  'ended_at_asc',
-  'ended_at_desc',
-  'event_count_asc',
-  'event_count_desc',
-  'severity_asc',
-  'severity_desc',
-  'status_asc',
-  'status_desc',
-] as const;
+export const StatusValue = Type.Union(ALERT_STATUSES.map((s) => Type.Literal(s)));
+const SeverityValue = Type.Union(SEVERITIES.map((s) => Type.Literal(s)));
 
 export const ListAlertsQuery = Type.Object({
   status: Type.Optional(Type.Union([StatusValue, Type.Array(StatusValue, { maxItems: 4 })])),
@@ -91,7 +69,7 @@ export const ListAlertsQuery = Type.Object({
   'status[]': Type.Optional(Type.Array(StatusValue, { maxItems: 4 })),
   'severity[]': Type.Optional(Type.Array(SeverityValue, { maxItems: 6 })),
   search: Type.Optional(Type.String({ maxLength: 255 })),
-  sort: Type.Optional(Type.Union(SORTS.map((s) => Type.Literal(s)))),
+  sort: Type.Optional(Type.Union(ALERT_SORTS.map((s) => Type.Literal(s)))),
   ...PaginationQuery,
 });
 
@@ -141,7 +119,7 @@ export const Alert = Type.Object({
   project_id: Type.Integer(),
   title: Type.String(),
   description: NullableString,
-  status: StringEnum(ALERT_STATUS_VALUES),
+  status: StringEnum(ALERT_STATUSES),
   severity: StringEnum(SEVERITIES),
   service: NullableString,
   monitoring_tool: NullableString,

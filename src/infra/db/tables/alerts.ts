@@ -1,6 +1,10 @@
 import type { Generated } from 'kysely';
 import type { Flag, Millis } from './core.js';
 
+/** The values of `alerts.status`, in the order of reference A7 (sorting by status, the page's tabs). */
+export const ALERT_STATUSES = ['triggered', 'acknowledged', 'resolved', 'ignored'] as const;
+export type AlertStatus = (typeof ALERT_STATUSES)[number];
+
 /** An alert endpoint of a project: generic HTTP or Prometheus (migration 0004). */
 export interface AlertIntegrationsTable {
   id: Generated<number>;
@@ -32,7 +36,7 @@ export interface AlertsTable {
   /** JSON text: array of strings. */
   hosts: string;
   severity: string;
-  status: 'triggered' | 'acknowledged' | 'resolved' | 'ignored';
+  status: AlertStatus;
   started_at: Millis;
   ended_at: Millis | null;
   events: number;
