@@ -5,10 +5,16 @@ import type { Executor } from './db/index.js';
  * (events, notifications) write with the same executor, so an action and its activity
  * record commit or roll back together. The core never calls the areas built on it.
  */
+/** The kinds of ref a push changes and what happened to each (reference §2.6), in the order push events are written. */
+export const REF_TYPES = ['branch', 'tag'] as const;
+export type RefType = (typeof REF_TYPES)[number];
+export const PUSH_ACTIONS = ['created', 'removed', 'pushed'] as const;
+export type PushAction = (typeof PUSH_ACTIONS)[number];
+
 export interface PushedRef {
   ref: string;
-  refType: 'branch' | 'tag';
-  action: 'created' | 'pushed' | 'removed';
+  refType: RefType;
+  action: PushAction;
   commitFrom: string | null;
   commitTo: string | null;
   commitCount: number;

@@ -1,3 +1,4 @@
+import type { RefType } from '../../infra/bus.js';
 import { toIso } from '../../infra/clock.js';
 import { mapUserBasic, type UserRow } from '../identity/index.js';
 import { ACTIONS, actionName } from './events.actions.js';
@@ -74,7 +75,7 @@ export function mapEvent(e: EventDetail, users: Users, base: string, projectList
     out.push_data = {
       commit_count: e.commit_count as number,
       action: e.push_action,
-      ref_type: e.ref_type as 'branch' | 'tag',
+      ref_type: e.ref_type as RefType,
       commit_from: e.commit_from,
       commit_to: e.commit_to,
       ref: e.ref,

@@ -1,4 +1,4 @@
-import type { DomainEvent, PushedRef } from '../../infra/bus.js';
+import { PUSH_ACTIONS, REF_TYPES, type DomainEvent, type PushedRef } from '../../infra/bus.js';
 import type { Executor } from '../../infra/db/index.js';
 import { ACTIONS } from './events.actions.js';
 import { EventsRepository, type NewEvent, type NewPushPayload } from './events.repository.js';
@@ -31,9 +31,6 @@ function payloadOf(ref: PushedRef): NewPushPayload {
     ref_count: null,
   };
 }
-
-const REF_TYPES = ['branch', 'tag'] as const;
-const PUSH_ACTIONS = ['created', 'removed', 'pushed'] as const;
 
 /**
  * The push events of one push (reference §2.6): refs are split by type (branches, then tags)

@@ -1,15 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { PUSH_ACTIONS, REF_TYPES } from '../../infra/bus.js';
 import { NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
 import { IsoDate as DateTime, Nullable, StringEnum } from '../../infra/http/response-types.js';
 import { UserBasic } from '../projects/index.js';
+import { ACTIONS, TARGET_TYPES } from './events.actions.js';
 
 const text = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
 
 // Values are checked by the service so that a bad one answers "<name> does not have a valid
 // value" / "<name> is invalid" like reference §2.2, with the `message` key of SPEC "Errors".
 const filters = {
-  action: text('created, updated, closed, reopened, pushed, commented, merged, joined, left, destroyed, expired, approved'),
-  target_type: text('epic, issue, merge_request, milestone, note, project, snippet, user, wiki, design'),
+  action: text(Object.keys(ACTIONS).join(', ')),
+  target_type: text(Object.keys(TARGET_TYPES).join(', ')),
   before: text('YYYY-MM-DD: events created before this day began'),
   after: text('YYYY-MM-DD: events created after this day ended'),
   sort: text('asc or desc (by id), default desc'),
@@ -50,8 +52,8 @@ const EventNote = Type.Object({
 
 const PushData = Type.Object({
   commit_count: Type.Integer(),
-  action: StringEnum(['created', 'removed', 'pushed']),
-  ref_type: StringEnum(['branch', 'tag']),
+  action: StringEnum(PUSH_ACTIONS),
+  ref_type: StringEnum(REF_TYPES),
   commit_from: Nullable(Type.String()),
   commit_to: Nullable(Type.String()),
   ref: Nullable(Type.String()),

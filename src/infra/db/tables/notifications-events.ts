@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { PushAction, RefType } from '../../bus.js';
 import type { Flag, Millis } from './core.js';
 
 /** One nullable 0/1 per notification event (SPEC "Notification setting"); NULL = default. */
@@ -62,8 +63,8 @@ export interface EventsTable {
 export interface PushEventPayloadsTable {
   event_id: number;
   commit_count: number;
-  action: 'created' | 'removed' | 'pushed';
-  ref_type: 'branch' | 'tag';
+  action: PushAction;
+  ref_type: RefType;
   commit_from: string | null;
   commit_to: string | null;
   ref: string | null;
