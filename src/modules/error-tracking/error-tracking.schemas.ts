@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { IntegerId, NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
+import { ERROR_STATUSES } from '../../infra/db/tables/error-tracking.js';
 import { AnyJson, IsoDate, Nullable, NullableInteger, NullableString, Pair, StringEnum } from '../../infra/http/response-types.js';
+import { ERROR_SORTS } from './errors.repository.js';
 
 export const RefParams = Type.Object({ id: NamespaceOrProjectId });
 export const KeyParams = Type.Object({ id: NamespaceOrProjectId, key_id: IntegerId });
@@ -15,14 +17,14 @@ export const SettingsFields = Type.Object({
   integrated: Type.Optional(Type.Boolean()),
 });
 
-const STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
-export const Status = Type.Union([Type.Literal('unresolved'), Type.Literal('resolved'), Type.Literal('ignored')]);
+export const Status = Type.Union(ERROR_STATUSES.map((s) => Type.Literal(s)));
+export const Sort = Type.Union(ERROR_SORTS.map((s) => Type.Literal(s)));
 
 export const ListErrorsQuery = Type.Object({
   ...PaginationQuery,
   status: Type.Optional(Status),
   search: Type.Optional(Type.String({ maxLength: 255 })),
-  sort: Type.Optional(Type.Union([Type.Literal('last_seen'), Type.Literal('first_seen'), Type.Literal('frequency')])),
+  sort: Type.Optional(Sort),
 });
 
 export const PaginationOnly = Type.Object({ ...PaginationQuery });
@@ -65,7 +67,7 @@ const errorFields = {
   message: Type.String(),
   culprit: Type.String(),
   platform: Type.String(),
-  status: StringEnum(STATUSES),
+  status: StringEnum(ERROR_STATUSES),
   count: Type.Integer(),
   user_count: Type.Integer(),
   first_seen: IsoDate,

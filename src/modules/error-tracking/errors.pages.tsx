@@ -1,10 +1,14 @@
 import { toIso } from '../../infra/clock.js';
+import { ERROR_STATUSES } from '../../infra/db/tables/error-tracking.js';
 import { Flash, Layout } from '../../web/layout.js';
 import type { ProjectRow } from '../projects/index.js';
 import type { StackTrace } from './errors.presenter.js';
 import type { ErrorRow, ErrorSort } from './errors.repository.js';
 import type { Bucket, ErrorDetails } from './errors.service.js';
 import { errorPagePath } from './route-deps.js';
+
+/** The list's tabs: one per error status, then every error. */
+export const STATUS_TABS = [...ERROR_STATUSES, 'all'] as const;
 
 const when = (ms: number) =>
   toIso(ms)
@@ -17,7 +21,7 @@ export interface ListPageProps {
   csrf: string;
   rows: ErrorRow[];
   users: Map<number, number>;
-  status: 'unresolved' | 'resolved' | 'ignored' | 'all';
+  status: (typeof STATUS_TABS)[number];
   sort: ErrorSort;
   search: string;
   page: number;
@@ -41,7 +45,7 @@ export function ErrorListPage(props: ListPageProps) {
       <h1>Errors</h1>
       <p class="muted">{project.full_path}</p>
       <nav class="et-tabs" aria-label="Status">
-        {(['unresolved', 'resolved', 'ignored', 'all'] as const).map((s) => (
+        {STATUS_TABS.map((s) => (
           <a
             href={listUrl(project.id, { ...q, status: s })}
             class={s === status ? 'current' : ''}

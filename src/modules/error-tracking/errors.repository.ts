@@ -4,7 +4,9 @@ import type { ErrorStatus, ErrorTrackingErrorEventsTable, ErrorTrackingErrorsTab
 
 export type ErrorRow = Selectable<ErrorTrackingErrorsTable>;
 export type ErrorEventRow = Selectable<ErrorTrackingErrorEventsTable>;
-export type ErrorSort = 'last_seen' | 'first_seen' | 'frequency';
+/** The `sort` values of the error list (`last_seen` is the default). */
+export const ERROR_SORTS = ['last_seen', 'first_seen', 'frequency'] as const;
+export type ErrorSort = (typeof ERROR_SORTS)[number];
 
 export interface ErrorFilter {
   status?: ErrorStatus | undefined;

@@ -6,21 +6,22 @@ import { IntegerId, NamespaceOrProjectId, deepestPage, type ApiApp } from '../..
 import { sendPage } from '../../web/layout.js';
 import type { PageAuth } from '../identity/index.js';
 import { AccessLevel, type ProjectRow } from '../projects/index.js';
-import { errorListPage, errorPage, messagePage } from './errors.pages.js';
+import { Sort, Status } from './error-tracking.schemas.js';
+import { STATUS_TABS, errorListPage, errorPage, messagePage } from './errors.pages.js';
 import { stackTraceOf } from './errors.presenter.js';
 import { errorPagePath, type ErrorTrackingDeps } from './route-deps.js';
 
 const PER_PAGE = 20;
 const ListQuery = Type.Object({
-  status: Type.Optional(Type.Union([Type.Literal('unresolved'), Type.Literal('resolved'), Type.Literal('ignored'), Type.Literal('all')])),
-  sort: Type.Optional(Type.Union([Type.Literal('last_seen'), Type.Literal('first_seen'), Type.Literal('frequency')])),
+  status: Type.Optional(Type.Union(STATUS_TABS.map((s) => Type.Literal(s)))),
+  sort: Type.Optional(Sort),
   search: Type.Optional(Type.String({ maxLength: 255 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: deepestPage(PER_PAGE) })),
 });
 const ProjectParams = Type.Object({ id: NamespaceOrProjectId });
 const ErrorParams = Type.Object({ id: NamespaceOrProjectId, error_id: IntegerId });
 const PageQuery = Type.Object({ notice: Type.Optional(Type.String({ maxLength: 40 })) });
-const StatusForm = Type.Object({ status: Type.Union([Type.Literal('unresolved'), Type.Literal('resolved'), Type.Literal('ignored')]) });
+const StatusForm = Type.Object({ status: Status });
 // Pages resolve the session themselves through identity's PageAuth (auth 'none' skips the API hook).
 const policy = { auth: 'none' } as const;
 

@@ -18,7 +18,8 @@ export interface ErrorTrackingClientKeysTable {
   updated_at: Millis;
 }
 
-export type ErrorStatus = 'unresolved' | 'resolved' | 'ignored';
+export const ERROR_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
+export type ErrorStatus = (typeof ERROR_STATUSES)[number];
 
 export interface ErrorTrackingErrorsTable {
   id: Generated<number>;
