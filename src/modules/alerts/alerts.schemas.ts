@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { INTEGRATION_TYPES } from '../../infra/db/tables/alerts.js';
 import { IntegerId, NamespaceOrProjectId, PaginationQuery } from '../../infra/http/index.js';
 import {
   AnyJson,
@@ -44,7 +45,7 @@ export const ListIntegrationsQuery = Type.Object({ ...PaginationQuery });
 
 export const CreateIntegrationBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
-  type: Type.Optional(Type.Union([Type.Literal('http'), Type.Literal('prometheus')])),
+  type: Type.Optional(Type.Union(INTEGRATION_TYPES.map((t) => Type.Literal(t)))),
   active: Type.Optional(Type.Boolean()),
   payload_example: Type.Optional(PayloadExample),
   payload_attribute_mappings: Type.Optional(Mappings),
@@ -87,7 +88,7 @@ export type SettingsInput = Static<typeof SettingsBody>;
  * one field for each field of alerts.presenter.ts, with its type and nullability.
  */
 
-const IntegrationType = StringEnum(['http', 'prometheus']);
+const IntegrationType = StringEnum(INTEGRATION_TYPES);
 
 /** A stored custom mapping (mappings.ts `checkMappings`): a path item is a key or an array index. */
 const MappingOut = Type.Object({

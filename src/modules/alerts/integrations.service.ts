@@ -110,11 +110,7 @@ export class IntegrationsService {
   }
 
   /** The integration a notify URL names, whether or not it is active; undefined when none. */
-  findForEndpoint(
-    project: ProjectRow,
-    kind: 'http' | 'prometheus',
-    endpointIdentifier: string | null,
-  ): Promise<IntegrationRow | undefined> {
+  findForEndpoint(project: ProjectRow, kind: IntegrationType, endpointIdentifier: string | null): Promise<IntegrationRow | undefined> {
     if (kind === 'prometheus') return this.integrations.findPrometheus(project.id);
     if (!endpointIdentifier || !/^[A-Za-z0-9]{1,255}$/.test(endpointIdentifier)) return Promise.resolve(undefined);
     return this.integrations.findByEndpoint(project.id, endpointIdentifier);

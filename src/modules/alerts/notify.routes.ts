@@ -6,7 +6,7 @@ import type { AlertsDeps } from './alerts.deps.js';
 import { jsonTextTooDeep } from '../../infra/json-depth.js';
 import { AlertSummaries, PAYLOAD_LIMIT_BYTES, PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
 import { DEPTH_MESSAGE } from './ingest.service.js';
-import type { IntegrationRow } from './integrations.repository.js';
+import type { IntegrationRow, IntegrationType } from './integrations.repository.js';
 import type { AlertSettings } from './targets.js';
 
 /** Project paths of 2 to 21 segments: a personal namespace or up to 20 nested groups. */
@@ -65,7 +65,7 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
   const { platform, targets, integrations, ingest } = deps;
   const limits = ingestionLimits(platform.config.rateLimits, 'alerts');
 
-  const authenticate = (kind: 'http' | 'prometheus', segments: number) => async (request: FastifyRequest) => {
+  const authenticate = (kind: IntegrationType, segments: number) => async (request: FastifyRequest) => {
     const params = request.params as Record<string, string>;
     const endpoint = kind === 'http' ? (params.endpoint ?? '').replace(/\.json$/, '') : null;
     const target = await targets.find(projectPath(params, segments), kind, endpoint);

@@ -3,7 +3,7 @@ import { EpochCache, type Database } from '../../infra/db/index.js';
 import type { ProjectRow, ProjectsService } from '../projects/index.js';
 import { AlertsRepository, type AlertSettingsRow } from './alerts.repository.js';
 import { DEFAULT_SETTINGS } from './ingest.service.js';
-import type { IntegrationRow } from './integrations.repository.js';
+import type { IntegrationRow, IntegrationType } from './integrations.repository.js';
 import type { IntegrationsService } from './integrations.service.js';
 
 export type AlertSettings = Pick<AlertSettingsRow, 'create_issue' | 'auto_close_incident' | 'send_email'>;
@@ -38,7 +38,7 @@ export class ReceiverTargets {
   }
 
   /** The target of `/<path>/alerts/notify/<name>/<endpoint>` (http) or `/<path>/prometheus/…` (endpoint null). */
-  find(path: string, kind: 'http' | 'prometheus', endpoint: string | null): Promise<ReceiverTarget | undefined> {
+  find(path: string, kind: IntegrationType, endpoint: string | null): Promise<ReceiverTarget | undefined> {
     return this.cache.through(
       `${kind} ${path} ${endpoint ?? ''}`,
       () => this.read(path, kind, endpoint),
@@ -47,7 +47,7 @@ export class ReceiverTargets {
     );
   }
 
-  private async read(path: string, kind: 'http' | 'prometheus', endpoint: string | null): Promise<ReceiverTarget | undefined> {
+  private async read(path: string, kind: IntegrationType, endpoint: string | null): Promise<ReceiverTarget | undefined> {
     const project = await this.projects.findByFullPath(path);
     if (!project) return undefined;
     const [integration, settings] = await Promise.all([

@@ -5,12 +5,15 @@ import type { Flag, Millis } from './core.js';
 export const ALERT_STATUSES = ['triggered', 'acknowledged', 'resolved', 'ignored'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
+/** The values of `alert_integrations.type`. */
+export const INTEGRATION_TYPES = ['http', 'prometheus'] as const;
+
 /** An alert endpoint of a project: generic HTTP or Prometheus (migration 0004). */
 export interface AlertIntegrationsTable {
   id: Generated<number>;
   project_id: number;
   name: string;
-  type: 'http' | 'prometheus';
+  type: (typeof INTEGRATION_TYPES)[number];
   active: Flag;
   /** Fixed once created; part of the HTTP endpoint's URL. */
   endpoint_identifier: string;
