@@ -5,6 +5,7 @@ export { acceptedScopes } from './policy.js';
 export type { CredentialResolvers, ResolvedToken, ResolvedJob, ResolvedSession } from './resolvers.js';
 export { ResolverRegistry } from './resolvers.js';
 export { createAuthHook } from './auth-hook.js';
+export { requireActor } from './require-actor.js';
 export { authenticateToken, TokenRefusal } from './token-auth.js';
 export type { TokenActor, TokenAuthDeps, TokenRefusalReason, TokenTables } from './token-auth.js';
 export { basicCredentials, bearerToken, header } from './credentials.js';

@@ -27,8 +27,6 @@ export interface AlertsModule {
   readonly integrations: IntegrationsService;
   readonly alerts: AlertsService;
   readonly ingest: IngestService;
-  /** Who receives alert emails; set by the notifications module when it exists. */
-  useRecipients(source: AlertRecipients): void;
   routes(app: ApiApp): void;
   /** The notify endpoints and the alert pages, at the service root. */
   rootRoutes(app: FastifyInstance): Promise<void>;
@@ -36,10 +34,9 @@ export interface AlertsModule {
 
 export function createAlertsModule(
   platform: Platform,
-  deps: { identity: IdentityModule; projects: ProjectsModule; recipients?: AlertRecipients | undefined },
+  deps: { identity: IdentityModule; projects: ProjectsModule; recipients: AlertRecipients },
 ): AlertsModule {
   const { db, clock, config } = platform;
-  let recipients: AlertRecipients | null = deps.recipients ?? null;
   const incidents = new Incidents(deps.identity.internalUsers, deps.projects.issues, config.externalUrl);
   const integrations = new IntegrationsService(db, clock, config.tier);
   const alerts = new AlertsService(db, clock);
@@ -51,7 +48,8 @@ export function createAlertsModule(
     config.externalUrl,
     deps.projects.projects,
     incidents,
-    () => recipients,
+    // Who receives alert emails: the notifications module's settings.
+    () => deps.recipients,
     (project) => maintainerIds(deps.projects, project, clock.now()),
   );
 
@@ -83,9 +81,6 @@ export function createAlertsModule(
     integrations,
     alerts,
     ingest,
-    useRecipients: (source) => {
-      recipients = source;
-    },
     routes: (app) => alertsRoutes(app, routeDeps),
     rootRoutes: async (app) => {
       await notifyRoutes(app, routeDeps);

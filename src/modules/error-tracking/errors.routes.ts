@@ -1,8 +1,9 @@
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
+import { requireActor } from '../../infra/auth/index.js';
 import { AccessLevel, Issue as IssueSchema, mapIssue } from '../projects/index.js';
 import { mapError, mapErrorDetails, mapEvent, mapReleaseHealth } from './errors.presenter.js';
 import * as S from './error-tracking.schemas.js';
-import { errorPagePath, requireActor, type ErrorTrackingDeps } from './route-deps.js';
+import { errorPagePath, type ErrorTrackingDeps } from './route-deps.js';
 
 /**
  * The errors REST endpoints of DESIGN.md §4. Reading needs Reporter (as the established

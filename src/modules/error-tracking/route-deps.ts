@@ -1,6 +1,3 @@
-import type { FastifyRequest } from 'fastify';
-import type { Actor } from '../../infra/auth/index.js';
-import { UnauthorizedError } from '../../infra/errors/index.js';
 import type { Platform } from '../../infra/platform.js';
 import type { UsersService } from '../identity/index.js';
 import type { IssuesService, ProjectLookup, ProjectsService } from '../projects/index.js';
@@ -17,11 +14,6 @@ export interface ErrorTrackingDeps {
   settings: SettingsService;
   errors: ErrorsService;
   ingestion: IngestionService;
-}
-
-export function requireActor(request: FastifyRequest): Actor {
-  if (!request.actor) throw new UnauthorizedError();
-  return request.actor;
 }
 
 /** Where the error page of an error lives (pages sit under `/-/`, which no project path can take). */

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Actor } from '../../infra/auth/index.js';
+import { requireActor, type Actor } from '../../infra/auth/index.js';
 import type { VersionCache } from '../../infra/db/index.js';
-import { NotFoundError, UnauthorizedError } from '../../infra/errors/index.js';
+import { NotFoundError } from '../../infra/errors/index.js';
 import { pageOf, paginationHeaders, weakEtag, type ApiApp, type Page } from '../../infra/http/index.js';
 import type { UsersService } from '../identity/index.js';
 import type { ProjectLookup } from '../projects/index.js';
@@ -78,8 +78,7 @@ export function eventsRoutes(app: ApiApp, deps: EventsRouteDeps): void {
       config: { policy: { auth: 'required', scopes: ['read_user'] } },
     },
     async (request, reply) => {
-      const actor = request.actor;
-      if (!actor) throw new UnauthorizedError();
+      const actor = requireActor(request);
       const filter = parseFilter(request.query);
       const page = pageOf(request.query);
       return answer(request, reply, page, false, async () =>

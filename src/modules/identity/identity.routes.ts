@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
-import type { Actor } from '../../infra/auth/index.js';
-import { ForbiddenError, UnauthorizedError } from '../../infra/errors/index.js';
+import { type Actor, requireActor } from '../../infra/auth/index.js';
+import { ForbiddenError } from '../../infra/errors/index.js';
 import { pageOf, setPaginationHeaders, weakEtag, type ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
 import { mapUser, mapUserBasic, mapUserPublic, mapUserWithAdmin } from './identity.presenter.js';
@@ -15,11 +14,6 @@ export interface IdentityRouteDeps {
   platform: Platform;
   users: UsersService;
   tokens: TokensService;
-}
-
-function actorOf(request: FastifyRequest): Actor {
-  if (!request.actor) throw new UnauthorizedError();
-  return request.actor;
 }
 
 /**
@@ -44,7 +38,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
       config: { policy: { auth: 'required', scopes: ['read_user'] } },
     },
     async (request, reply) => {
-      const actor = actorOf(request);
+      const actor = requireActor(request);
       const user = await users.getOwn(actor.user.id);
       const admin = actor.user.isAdmin;
       let body = ownBodies.get(user);

@@ -1,5 +1,4 @@
-import type { FastifyRequest } from 'fastify';
-import type { Actor } from '../../infra/auth/index.js';
+import { type Actor, requireActor } from '../../infra/auth/index.js';
 import { NotFoundError, UnauthorizedError } from '../../infra/errors/index.js';
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import { NoContent } from '../../infra/http/openapi-schemas.js';
@@ -9,11 +8,6 @@ import * as S from './identity.schemas.js';
 import { emptyBodyAsObject } from './resource-tokens.routes.js';
 import type { TokenRow } from './tokens.repository.js';
 import type { CreateTokenInput } from './tokens.service.js';
-
-function actorOf(request: FastifyRequest): Actor {
-  if (!request.actor) throw new UnauthorizedError();
-  return request.actor;
-}
 
 /**
  * Personal access tokens (the caller's own, and any user's for administrators) and impersonation
@@ -47,7 +41,7 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       config: { policy: { auth: 'required' }, secret: true },
     },
     async (request, reply) => {
-      const created = await tokens.createOwn(actorOf(request), request.body);
+      const created = await tokens.createOwn(requireActor(request), request.body);
       return reply.code(201).send(mapToken(created.row, now(), created.token));
     },
   );
@@ -66,7 +60,7 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       config: { policy: { auth: 'required', admin: true }, secret: true },
     },
     async (request, reply) => {
-      const created = await createForUser(request.params.user_id, 'personal', request.body, actorOf(request));
+      const created = await createForUser(request.params.user_id, 'personal', request.body, requireActor(request));
       return reply.code(201).send(mapToken(created.row, now(), created.token));
     },
   );
@@ -83,7 +77,7 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       config: { policy: { auth: 'required' } },
     },
     async (request, reply) => {
-      const actor = actorOf(request);
+      const actor = requireActor(request);
       const userId = actor.user.isAdmin ? (request.query.user_id ?? null) : actor.user.id;
       const page = pageOf(request.query);
       const { rows, total } = await tokens.list({ userId, kinds: ['personal'], state: request.query.state }, page.limit, page.offset);
@@ -99,7 +93,7 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       config: { policy: { auth: 'required' } },
     },
     async (request) => {
-      return mapToken(await ownTokenOr404(request.params.id, actorOf(request)), now());
+      return mapToken(await ownTokenOr404(request.params.id, requireActor(request)), now());
     },
   );
 
@@ -110,7 +104,7 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       config: { policy: { auth: 'required' } },
     },
     async (request, reply) => {
-      const row = await ownTokenOr404(request.params.id, actorOf(request));
+      const row = await ownTokenOr404(request.params.id, requireActor(request));
       await tokens.revoke(row);
       return reply.code(204).send(null);
     },
@@ -130,7 +124,7 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       preValidation: emptyBodyAsObject,
     },
     async (request) => {
-      const row = await ownTokenOr404(request.params.id, actorOf(request));
+      const row = await ownTokenOr404(request.params.id, requireActor(request));
       if (row.revoked === 1) throw new UnauthorizedError();
       const created = await tokens.rotate(row, request.body?.expires_at);
       return mapToken(created.row, now(), created.token);
@@ -150,7 +144,7 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       config: { policy: { auth: 'required', admin: true }, secret: true },
     },
     async (request, reply) => {
-      const created = await createForUser(request.params.user_id, 'impersonation', request.body, actorOf(request));
+      const created = await createForUser(request.params.user_id, 'impersonation', request.body, requireActor(request));
       return reply.code(201).send(mapToken(created.row, now(), created.token));
     },
   );

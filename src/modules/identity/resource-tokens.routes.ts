@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { UnauthorizedError } from '../../infra/errors/index.js';
+import { requireActor } from '../../infra/auth/index.js';
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import { NoContent } from '../../infra/http/openapi-schemas.js';
 import type { Platform } from '../../infra/platform.js';
@@ -80,8 +80,7 @@ export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, me
     };
 
     app.post(base, { schema: schema.create, config: secret }, async (request, reply) => {
-      const actor = request.actor;
-      if (!actor) throw new UnauthorizedError();
+      const actor = requireActor(request);
       const resource = await resolve(request, request.params.id);
       const created = await service.create(actor, resource, request.body, members);
       return reply.code(201).send(mapResourceToken(created.row, now(), created.token));
@@ -101,8 +100,7 @@ export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, me
     });
 
     app.delete(`${base}/:token_id`, { schema: schema.revoke, config: policy }, async (request, reply) => {
-      const actor = request.actor;
-      if (!actor) throw new UnauthorizedError();
+      const actor = requireActor(request);
       const resource = await resolve(request, request.params.id);
       await service.revoke(actor, resource, await service.get(resource, request.params.token_id), members);
       return reply.code(204).send(null);

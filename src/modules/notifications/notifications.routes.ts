@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { UnauthorizedError } from '../../infra/errors/index.js';
+import { requireActor } from '../../infra/auth/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
 import type { UsersService } from '../identity/index.js';
 import type { ProjectLookup } from '../projects/index.js';
@@ -11,11 +11,6 @@ export interface NotificationsRouteDeps {
   service: NotificationsService;
   users: UsersService;
   lookup: ProjectLookup;
-}
-
-function actorId(request: FastifyRequest): number {
-  if (!request.actor) throw new UnauthorizedError();
-  return request.actor.user.id;
 }
 
 /** Parameters may come in the query string, a form or JSON body (gitbeaker sends JSON). */
@@ -38,7 +33,7 @@ export function notificationsRoutes(app: ApiApp, deps: NotificationsRouteDeps): 
       config: { policy },
     },
     async (request) => {
-      return mapGlobalSetting(await service.getGlobal(await users.get(actorId(request))));
+      return mapGlobalSetting(await service.getGlobal(await users.get(requireActor(request).user.id)));
     },
   );
 
@@ -54,7 +49,7 @@ export function notificationsRoutes(app: ApiApp, deps: NotificationsRouteDeps): 
       config: { policy },
     },
     async (request) => {
-      return mapGlobalSetting(await service.updateGlobal(await users.get(actorId(request)), input(request)));
+      return mapGlobalSetting(await service.updateGlobal(await users.get(requireActor(request).user.id), input(request)));
     },
   );
 
@@ -87,7 +82,7 @@ export function notificationsRoutes(app: ApiApp, deps: NotificationsRouteDeps): 
         config: { policy },
       },
       async (request) => {
-        const userId = actorId(request);
+        const userId = requireActor(request).user.id;
         const sourceId = await source.find(request, request.params.id);
         return mapSetting(await service.getSource(userId, source.kind, sourceId));
       },
@@ -106,7 +101,7 @@ export function notificationsRoutes(app: ApiApp, deps: NotificationsRouteDeps): 
         config: { policy },
       },
       async (request) => {
-        const userId = actorId(request);
+        const userId = requireActor(request).user.id;
         const sourceId = await source.find(request, request.params.id);
         return mapSetting(await service.updateSource(userId, source.kind, sourceId, input(request)));
       },

@@ -1,12 +1,12 @@
 import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import type { Static } from '@sinclair/typebox';
-import type { Actor } from '../../infra/auth/index.js';
+import { type Actor, requireActor } from '../../infra/auth/index.js';
 import { AccessLevel } from './access.js';
 import { projectFilter, simpleProject } from './project-filters.js';
 import { mapGroup, mapProject } from './projects.presenter.js';
 import * as E from './entities.schemas.js';
 import * as S from './projects.schemas.js';
-import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
+import type { ProjectsRouteDeps } from './route-deps.js';
 
 export function groupsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const { platform, access, lookup, groups, projects } = deps;

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { requireActor } from '../../infra/auth/index.js';
 import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import { spamContextOf } from '../spam/index.js';
 import { AccessLevel } from './access.js';
 import { mapIssue, mapNote } from './projects.presenter.js';
 import * as I from './issues.schemas.js';
 import * as S from './projects.schemas.js';
-import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
+import type { ProjectsRouteDeps } from './route-deps.js';
 
 export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const { platform, lookup, issues, users } = deps;

@@ -1,4 +1,5 @@
 import { UnauthorizedError } from '../../infra/errors/index.js';
+import { requireActor } from '../../infra/auth/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
 import type { JobRow } from './jobs.repository.js';
 import type { JobsService } from './jobs.service.js';
@@ -7,7 +8,7 @@ import { AccessLevel } from './access.js';
 import { mapJob } from './jobs.presenter.js';
 import * as J from './jobs.schemas.js';
 import * as S from './projects.schemas.js';
-import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
+import type { ProjectsRouteDeps } from './route-deps.js';
 
 /**
  * Job tokens (DESIGN.md §4): a runner registers a job and ends it; the job's token reads

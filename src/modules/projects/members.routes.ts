@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { requireActor } from '../../infra/auth/index.js';
 import type { FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../infra/errors/index.js';
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
@@ -8,7 +9,7 @@ import * as E from './entities.schemas.js';
 import type { MemberRow, SourceKind } from './members.repository.js';
 import { mapMember } from './projects.presenter.js';
 import * as S from './projects.schemas.js';
-import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
+import type { ProjectsRouteDeps } from './route-deps.js';
 
 interface Source {
   kind: SourceKind;

@@ -1,6 +1,3 @@
-import type { FastifyRequest } from 'fastify';
-import type { Actor } from '../../infra/auth/index.js';
-import { UnauthorizedError } from '../../infra/errors/index.js';
 import type { Platform } from '../../infra/platform.js';
 import type { UsersService } from '../identity/index.js';
 import type { AccessPolicy } from './access.js';
@@ -21,9 +18,4 @@ export interface ProjectsRouteDeps {
   members: MembersService;
   issues: IssuesService;
   snippets: SnippetsService;
-}
-
-export function requireActor(request: FastifyRequest): Actor {
-  if (!request.actor) throw new UnauthorizedError();
-  return request.actor;
 }

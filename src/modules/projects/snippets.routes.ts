@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { NotFoundError } from '../../infra/errors/index.js';
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
-import type { Actor } from '../../infra/auth/index.js';
+import { type Actor, requireActor } from '../../infra/auth/index.js';
 import { spamContextOf } from '../spam/index.js';
 import { AccessLevel } from './access.js';
 import { mapSnippet } from './projects.presenter.js';
 import * as S from './projects.schemas.js';
 import * as N from './snippets.schemas.js';
-import { requireActor, type ProjectsRouteDeps } from './route-deps.js';
+import type { ProjectsRouteDeps } from './route-deps.js';
 
 export function snippetsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const { platform, lookup, snippets, users, projects, access } = deps;
