@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { TestBrowser } from '../helpers/auth-browser.js';
+import { createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { enableTracking, exceptionEvent, post, sentryAuth, storePath, type TrackedProject } from '../helpers/sentry.js';
+
+/**
+ * A lookup answers "not found" only when the row is absent: a failure of the database is a
+ * failure (500), never the "This error does not exist" page (issue 20 item 1).
+ */
+describe('error tracking lookups: a database failure is not "not found"', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  let p: TrackedProject;
+  before(async () => {
+    t = await createTestApp();
+    owner = await createUser(t.app);
+    p = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    await post(t, storePath(p.projectId), JSON.stringify(exceptionEvent({})), { 'x-sentry-auth': sentryAuth(p.key) });
+  });
+  after(() => t.close());
+
+  it('the error page and its forms answer 500 when the errors table cannot be read, 404 for an absent error', async () => {
+    const browser = new TestBrowser(t.app);
+    await browser.signIn(owner.user.username, 'password-123');
+    const list = await t.api('GET', `/projects/${p.projectId}/error_tracking/errors`, { token: owner.token });
+    const id = list.json<{ id: number }[]>()[0]?.id;
+    assert.ok(id);
+    const href = `/-/projects/${p.projectId}/errors/${id}`;
+    const page = await browser.request('GET', href);
+    assert.equal(page.statusCode, 200);
+    const token = TestBrowser.csrfOf(page.body);
+    assert.equal((await browser.request('GET', `/-/projects/${p.projectId}/errors/${id + 1000}`)).statusCode, 404);
+
+    const db = t.database.handle.db;
+    await sql`alter table error_tracking_errors rename to error_tracking_errors_away`.execute(db);
+    try {
+      const failed = await browser.request('GET', href);
+      assert.equal(failed.statusCode, 500);
+      assert.doesNotMatch(failed.body, /does not exist/);
+      const posted = await browser.request('POST', `${href}/status`, { form: { status: 'resolved', authenticity_token: token } });
+      assert.equal(posted.statusCode, 500);
+      assert.doesNotMatch(posted.body, /does not exist/);
+    } finally {
+      await sql`alter table error_tracking_errors_away rename to error_tracking_errors`.execute(db);
+    }
+  });
+});
