@@ -157,6 +157,23 @@ describe('OAuth security checklist', () => {
     assert.equal(await apiStatus(res.json().access_token), 200);
   });
 
+  it('a public client may send Basic with an empty secret (Go oauth2, git-credential-oauth); a confidential one may not', async () => {
+    const { verifier, challenge } = pkcePair();
+    const { code } = await obtainCode(t, cookie, pub, { code_challenge: challenge, code_challenge_method: 'S256' });
+    const grant = { grant_type: 'authorization_code', code, redirect_uri: pub.redirectUri, code_verifier: verifier };
+    const res = await tokenRequest(t, grant, { authorization: basic(pub, '') });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(await apiStatus(res.json().access_token), 200);
+    const confidential = await obtainCode(t, cookie, app);
+    const refused = await tokenRequest(
+      t,
+      { grant_type: 'authorization_code', code: confidential.code, redirect_uri: app.redirectUri },
+      { authorization: basic(app, '') },
+    );
+    assert.equal(refused.statusCode, 401);
+    assert.equal(refused.json().error, 'invalid_client');
+  });
+
   it('B3: redirect_uri must equal a registered URI exactly', async () => {
     const variants = [
       'https://app.example/cb/',

@@ -34,7 +34,12 @@ export function readClientCredentials(request: FastifyRequest, params: OAuthPara
     const clientId = decodeBasicPart(decoded.slice(0, colon));
     const bodyId = params.get('client_id');
     if (bodyId !== undefined && bodyId !== clientId) throw new InvalidRequestError('client_id does not match the Authorization header.');
-    return { clientId, clientSecret: decodeBasicPart(decoded.slice(colon + 1)), method: 'client_secret_basic' };
+    const clientSecret = decodeBasicPart(decoded.slice(colon + 1));
+    // A public client that sends Basic with an empty secret (Go's oauth2 library tries this
+    // first; git-credential-oauth uses it) authenticates by its id alone, as Doorkeeper allows.
+    // A confidential application is still refused: it has no secret to match.
+    if (clientSecret.length === 0) return { clientId, clientSecret: undefined, method: 'none' };
+    return { clientId, clientSecret, method: 'client_secret_basic' };
   }
   const clientSecret = params.get('client_secret');
   return { clientId: params.get('client_id'), clientSecret, method: clientSecret === undefined ? 'none' : 'client_secret_post' };
