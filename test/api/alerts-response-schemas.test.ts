@@ -95,6 +95,9 @@ describe('alert answers keep client data whole through their response schemas', 
       .executeTakeFirstOrThrow();
     assert.deepEqual(shown.payload_attribute_mappings, JSON.parse(row.payload_attribute_mappings ?? 'null'));
     assert.equal(shown.payload_attribute_mappings[0].field_name, 'title');
+    // An index stays a number and a null label stays null (a string branch first coerced them).
+    assert.deepEqual(shown.payload_attribute_mappings[0].path, ['labels', 'a', 0, 'b']);
+    assert.equal(shown.payload_attribute_mappings[0].label, null);
     assert.equal(shown.token, undefined);
     assert.equal(shown.active, true);
     const reset = (await t.api('POST', `${base()}/integrations/${created.id}/reset_token`)).json();

@@ -28,12 +28,14 @@ export const AlertParams = Type.Object({ id: NamespaceOrProjectId, alert_iid: Ty
 
 const Mapping = Type.Object({
   field_name: Type.String({ minLength: 1, maxLength: 100 }),
-  path: Type.Array(Type.Union([Type.String({ maxLength: 255 }), Type.Integer({ minimum: 0, maximum: 100_000 })]), {
+  // Integer and null branches first: ajv's coercion tries the branches in order and changes the
+  // value in the first that can take it, so a String branch first would store 0 as "0" and null as "".
+  path: Type.Array(Type.Union([Type.Integer({ minimum: 0, maximum: 100_000 }), Type.String({ maxLength: 255 })]), {
     minItems: 1,
     maxItems: 20,
   }),
   type: Type.String({ minLength: 1, maxLength: 20 }),
-  label: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+  label: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 255 })])),
 });
 export type MappingInput = Static<typeof Mapping>;
 
