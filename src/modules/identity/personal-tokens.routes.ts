@@ -7,7 +7,6 @@ import type { IdentityRouteDeps } from './identity.routes.js';
 import * as S from './identity.schemas.js';
 import { emptyBodyAsObject } from './resource-tokens.routes.js';
 import type { TokenRow } from './tokens.repository.js';
-import type { CreateTokenInput } from './tokens.service.js';
 
 /**
  * Personal access tokens (the caller's own, and any user's for administrators) and impersonation
@@ -22,11 +21,30 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
     if (!row || row.user_id !== params.user_id || row.kind !== 'impersonation') throw new NotFoundError('Impersonation Token');
     return row;
   };
-  /** An administrator mints a token for a user, who must exist (404 otherwise). */
-  const createForUser = async (userId: number, kind: 'personal' | 'impersonation', body: CreateTokenInput, actor: Actor) => {
-    const user = await users.get(userId);
-    return tokens.create(user.id, kind, body, { createdById: actor.user.id });
-  };
+  /**
+   * POST /users/:user_id/{personal_access,impersonation}_tokens: an administrator mints a token
+   * of `kind` for a user, who must exist (404 otherwise). Only the personal one has an operationId.
+   */
+  const createForUserRoute = (path: string, kind: 'personal' | 'impersonation', summary: string, operationId?: string) =>
+    app.post(
+      path,
+      {
+        schema: {
+          summary,
+          ...(operationId === undefined ? {} : { operationId }),
+          tags: ['tokens'],
+          params: S.UserTokenParams,
+          body: S.CreateTokenBody,
+          response: { 201: S.AccessTokenWithSecret },
+        },
+        config: { policy: { auth: 'required', admin: true }, secret: true },
+      },
+      async (request, reply) => {
+        const user = await users.get(request.params.user_id);
+        const created = await tokens.create(user.id, kind, request.body, { createdById: requireActor(request).user.id });
+        return reply.code(201).send(mapToken(created.row, now(), created.token));
+      },
+    );
 
   app.post(
     '/user/personal_access_tokens',
@@ -46,23 +64,11 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
     },
   );
 
-  app.post(
+  createForUserRoute(
     '/users/:user_id/personal_access_tokens',
-    {
-      schema: {
-        summary: 'Creates a personal access token for a user',
-        operationId: 'createUserPersonalAccessToken',
-        tags: ['tokens'],
-        params: S.UserTokenParams,
-        body: S.CreateTokenBody,
-        response: { 201: S.AccessTokenWithSecret },
-      },
-      config: { policy: { auth: 'required', admin: true }, secret: true },
-    },
-    async (request, reply) => {
-      const created = await createForUser(request.params.user_id, 'personal', request.body, requireActor(request));
-      return reply.code(201).send(mapToken(created.row, now(), created.token));
-    },
+    'personal',
+    'Creates a personal access token for a user',
+    'createUserPersonalAccessToken',
   );
 
   app.get(
@@ -131,23 +137,7 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
     },
   );
 
-  app.post(
-    '/users/:user_id/impersonation_tokens',
-    {
-      schema: {
-        summary: 'Creates an impersonation token for a user',
-        tags: ['tokens'],
-        params: S.UserTokenParams,
-        body: S.CreateTokenBody,
-        response: { 201: S.AccessTokenWithSecret },
-      },
-      config: { policy: { auth: 'required', admin: true }, secret: true },
-    },
-    async (request, reply) => {
-      const created = await createForUser(request.params.user_id, 'impersonation', request.body, requireActor(request));
-      return reply.code(201).send(mapToken(created.row, now(), created.token));
-    },
-  );
+  createForUserRoute('/users/:user_id/impersonation_tokens', 'impersonation', 'Creates an impersonation token for a user');
 
   app.get(
     '/users/:user_id/impersonation_tokens',
