@@ -65,48 +65,46 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
     return { params, application: await authenticateClient(deps.storage, readClientCredentials(request, params)) };
   };
 
-  preflight(app, '/oauth/token', CORS.token);
-  const token = {
-    summary: 'Exchanges a grant for an access token',
-    operationId: 'requestOauthToken',
-    tags,
-    response: { 200: S.TokenResponse },
+  /**
+   * A POST endpoint taking a form (rate-limited, in the document with the form's schema). With a
+   * CORS rule it answers preflights and adds the CORS headers; device authorization has none.
+   */
+  const formEndpoint = (
+    path: string,
+    cors: CorsRule | null,
+    schema: { summary: string; operationId: string; response: { 200: TSchema } },
+    body: TSchema,
+    handler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>,
+  ): void => {
+    if (cors) preflight(app, path, cors);
+    const options = { schema: { ...schema, tags }, config: form(body), bodyLimit: FORM_LIMIT, ...limited };
+    app.post(path, options, async (request, reply) => {
+      if (cors) allowCors(request, reply, cors);
+      return handler(request, reply);
+    });
   };
-  app.post('/oauth/token', { schema: token, config: form(TokenForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
-    allowCors(request, reply, CORS.token);
+
+  const token = { summary: 'Exchanges a grant for an access token', operationId: 'requestOauthToken', response: { 200: S.TokenResponse } };
+  formEndpoint('/oauth/token', CORS.token, token, TokenForm, async (request, reply) => {
     return noStore(reply).send(await tokenEndpoint(deps, request));
   });
 
-  preflight(app, '/oauth/revoke', CORS.token);
-  const revoke = {
-    summary: 'Revokes an access or refresh token',
-    operationId: 'revokeOauthToken',
-    tags,
-    response: { 200: S.RevokeResponse },
-  };
-  app.post('/oauth/revoke', { schema: revoke, config: form(RevokeForm), bodyLimit: FORM_LIMIT, ...limited }, async (request, reply) => {
-    allowCors(request, reply, CORS.token);
+  const revoke = { summary: 'Revokes an access or refresh token', operationId: 'revokeOauthToken', response: { 200: S.RevokeResponse } };
+  formEndpoint('/oauth/revoke', CORS.token, revoke, RevokeForm, async (request, reply) => {
     const { params, application } = await authenticatedForm(request);
     await tokens.revoke(application, requireParam(params, 'token'));
     return noStore(reply).send({});
   });
 
-  preflight(app, '/oauth/introspect', CORS.token);
   const introspect = {
     summary: 'Describes a token to the client it was issued to',
     operationId: 'introspectOauthToken',
-    tags,
     response: { 200: S.IntrospectionResponse },
   };
-  app.post(
-    '/oauth/introspect',
-    { schema: introspect, config: form(IntrospectForm), bodyLimit: FORM_LIMIT, ...limited },
-    async (request, reply) => {
-      allowCors(request, reply, CORS.token);
-      const { params, application } = await authenticatedForm(request);
-      return noStore(reply).send(await tokens.introspect(application, requireParam(params, 'token')));
-    },
-  );
+  formEndpoint('/oauth/introspect', CORS.token, introspect, IntrospectForm, async (request, reply) => {
+    const { params, application } = await authenticatedForm(request);
+    return noStore(reply).send(await tokens.introspect(application, requireParam(params, 'token')));
+  });
 
   preflight(app, '/oauth/token/info', CORS.tokenInfo);
   // A found token's row lives a few seconds in the tokens' cache; its answer is built once per
@@ -141,17 +139,12 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   const authorizeDevice = {
     summary: 'Starts a device authorization',
     operationId: 'authorizeOauthDevice',
-    tags,
     response: { 200: S.DeviceAuthorizationResponse },
   };
-  app.post(
-    '/oauth/authorize_device',
-    { schema: authorizeDevice, config: form(AuthorizeDeviceForm), bodyLimit: FORM_LIMIT, ...limited },
-    async (request, reply) => {
-      const { params, application } = await authenticatedForm(request);
-      return noStore(reply).send(await device.authorize(application, params.get('scope')));
-    },
-  );
+  formEndpoint('/oauth/authorize_device', null, authorizeDevice, AuthorizeDeviceForm, async (request, reply) => {
+    const { params, application } = await authenticatedForm(request);
+    return noStore(reply).send(await device.authorize(application, params.get('scope')));
+  });
 
   preflight(app, '/.well-known/openid-configuration', CORS.discovery);
   const discovery = async (request: FastifyRequest, reply: FastifyReply) => {
