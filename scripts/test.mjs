@@ -3,6 +3,7 @@
 // Alertmanager skip themselves with a reason when those are missing.
 // Usage: npm test [-- <path filter>...]
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,15 +49,52 @@ function run(label, files, env) {
   });
 }
 
-/** Schemas left by test runs that were killed (each test file drops its own when it ends). */
+const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
+const thisHost = createHash('sha1').update(os.hostname()).digest('hex').slice(0, 6);
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/**
+ * Whether a test schema belongs to a run that is gone. Names are
+ * t_<created ms, base 36>_<pid, base 36>_<host hash>_<random> (testSchemaName in
+ * test/helpers/database.ts): a schema is stale when its process on this host has ended, or
+ * when it is older than two hours. The older t_<12 hex> names carry neither and are stale.
+ */
+function staleSchema(name, now) {
+  if (/^t_[0-9a-f]{12}$/.test(name)) return true;
+  const match = /^t_([0-9a-z]+)_([0-9a-z]+)_([0-9a-f]{6})_[0-9a-f]+$/.exec(name);
+  if (!match) return false;
+  const created = parseInt(match[1], 36);
+  if (now - created > STALE_AFTER_MS) return true;
+  return match[3] === thisHost && !alive(parseInt(match[2], 36));
+}
+
+/**
+ * Schemas left by test runs that were killed (each test file drops its own when it ends).
+ * Runs going on next to this one keep theirs.
+ */
 async function dropStaleSchemas(url) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
   try {
     await client.connect();
-    const { rows } = await client.query("select nspname from pg_namespace where nspname ~ '^t_[0-9a-f]{12}$'");
-    for (const { nspname } of rows) await client.query(`drop schema if exists ${nspname} cascade`);
-    if (rows.length > 0) process.stdout.write(`dropped ${rows.length} schemas left by earlier runs\n`);
+    const { rows } = await client.query("select nspname from pg_namespace where nspname like 't\\_%'");
+    const stale = rows.map((r) => r.nspname).filter((name) => staleSchema(name, Date.now()));
+    if (stale.length > 0) {
+      // Another run may be migrating its schemas, and Kysely's migrator lists the tables of
+      // every schema: drops take the migrations' advisory lock (MIGRATION_LOCK_KEY, migrator.ts).
+      await client.query('select pg_advisory_lock(7420001)');
+      for (const name of stale) await client.query(`drop schema if exists ${name} cascade`);
+      await client.query('select pg_advisory_unlock(7420001)');
+    }
+    if (stale.length > 0) process.stdout.write(`dropped ${stale.length} schemas left by earlier runs\n`);
   } catch (error) {
     process.stdout.write(`could not clean old test schemas: ${error.message}\n`);
   } finally {

@@ -1,4 +1,4 @@
-import { withSchemaLock } from '../helpers/database.js';
+import { testSchemaName, withSchemaLock } from '../helpers/database.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -70,7 +70,7 @@ let server: ServerProcess;
 
 describe('WORKERS=2 on PostgreSQL and Redis', { skip }, () => {
   // Its own schema, named as the test databases are so an interrupted run's leftovers are cleaned.
-  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const schema = testSchemaName();
 
   before(async () => {
     const admin = new pg.Client({ connectionString: databaseUrl });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,16 @@ export type TestDialect = 'sqlite' | 'postgres';
 /** Which database this run of the suite uses (scripts/test.mjs sets it). */
 export function testDialect(): TestDialect {
   return process.env.BASALT_TEST_DB === 'postgres' && process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+}
+
+/**
+ * A new test schema's name: when it was made, by which process on which host, so that a run's
+ * start (scripts/test.mjs, which parses this form) drops only the schemas of runs that are gone
+ * and leaves those of runs going on next to it.
+ */
+export function testSchemaName(): string {
+  const host = createHash('sha1').update(os.hostname()).digest('hex').slice(0, 6);
+  return `t_${Date.now().toString(36)}_${process.pid.toString(36)}_${host}_${randomBytes(4).toString('hex')}`;
 }
 
 export async function withSchemaLock<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -45,7 +55,7 @@ export async function createTestDatabase(options: { upTo?: string } = {}): Promi
   const sqliteFile = path.join(dataDir, 'basalt.sqlite3');
   if (testDialect() === 'postgres') {
     const url = process.env.TEST_DATABASE_URL as string;
-    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const schema = testSchemaName();
     const handle = openDatabase({ databaseUrl: url, sqliteFile, schema, poolSize: 5 });
     // Kysely's migrator lists the tables of every schema; a schema dropped at that moment
     // makes the listing fail, so drops take the migrations' advisory lock (migrator.ts).

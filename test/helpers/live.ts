@@ -1,4 +1,4 @@
-import { withSchemaLock } from './database.js';
+import { testSchemaName, withSchemaLock } from './database.js';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -121,7 +121,7 @@ export interface LiveDatabase {
 }
 
 export async function livePostgres(url: string): Promise<LiveDatabase> {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const schema = testSchemaName();
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`create schema ${schema}`);
