@@ -18,9 +18,9 @@ import { MemoryCounterStore, RateLimiter, RedisCounterStore, type ApiApp } from 
 import { REDACTED_LOG_PATHS, logRequest } from './infra/http/request-log.js';
 import { installResponseHeaders } from './infra/http/response-headers.js';
 import { JobQueue } from './infra/jobs/index.js';
-import type { Platform } from './infra/platform.js';
+import type { ModuleRoutes, Platform } from './infra/platform.js';
 import { createIdentityModule, type IdentityModule } from './modules/identity/index.js';
-import { OpenApiCollector, metadataRoutes, operationsRoutes } from './modules/operations/index.js';
+import { OpenApiCollector, createOperationsModule } from './modules/operations/index.js';
 import { createProjectsModule, type ProjectsModule } from './modules/projects/index.js';
 import { createOAuthModule, type OAuthModule } from './modules/oauth/index.js';
 import { createSpamModule, type SpamModule } from './modules/spam/index.js';
@@ -141,50 +141,40 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     return refused ? Promise.reject(refused) : authenticate(request, reply);
   });
 
-  // Modules, core first; each area adds its line in each of the three lists below.
-  const identity = createIdentityModule(platform);
-  const spam = createSpamModule(platform);
-  const projects = createProjectsModule(platform, identity, spam.checker);
-  // (areas built on the core are created here)
+  // Modules, each built from the platform and the modules above it. Creation order is the order
+  // their bus subscribers, jobs and resolvers are registered in.
+  const identity = createIdentityModule(platform, { resources: () => projects });
+  const spam = createSpamModule(platform, {});
+  const projects = createProjectsModule(platform, { identity, spam: spam.checker });
   const oauth = createOAuthModule(platform, { identity });
-  const git = createGitModule(platform, identity, projects);
+  const git = createGitModule(platform, { identity, projects });
   const errorTracking = createErrorTrackingModule(platform, { identity, projects });
   const notifications = createNotificationsModule(platform, { identity, projects });
   const events = createEventsModule(platform, { identity, projects });
   const alerts = createAlertsModule(platform, { identity, projects, recipients: notifications.service });
+  const operations = createOperationsModule(platform, {
+    version: VERSION,
+    metrics: metrics.registry,
+    openapi,
+    overloaded: () => shedder.overloaded || database.poolStats().waiting > 50,
+  });
   const modules: Modules = { identity, projects, oauth, spam, notifications, events, errorTracking, alerts, git };
   app.decorate('modules', modules);
+  // Each of the two registrations below goes through this list in its order.
+  const mounted: readonly ModuleRoutes[] = [identity, spam, projects, oauth, git, alerts, errorTracking, notifications, events, operations];
 
   // REST API v4: `{message}` error bodies (infra/errors apiErrorHandler).
   await app.register(
     async (api: ApiApp) => {
       installRackForms(api, config.bodyLimit);
-      identity.routes(api);
-      projects.routes(api);
-      // (areas add their /api/v4 routes here)
-      oauth.routes(api);
-      git.routes(api);
-      alerts.routes(api);
-      errorTracking.routes(api);
-      identity.resourceTokenRoutes(api, projects);
-      notifications.routes(api);
-      events.routes(api);
-      metadataRoutes(api, VERSION);
+      for (const module of mounted) module.routes(api);
     },
     { prefix: '/api/v4' },
   );
   // Pages, OAuth, ingestion and git routes live at the root; a module that needs its own
-  // error format (OAuth) registers an encapsulated plugin with its own handler.
+  // error format (OAuth, git) registers an encapsulated plugin with its own handler.
   staticRoutes(app);
-  // (areas add their root-level routes here)
-  await app.register((scope) => oauth.rootRoutes(scope));
-  git.rootRoutes(app);
-  await alerts.rootRoutes(app);
-  errorTracking.rootRoutes(app);
-  identity.rootRoutes(app);
-  notifications.rootRoutes(app);
-  events.rootRoutes(app);
-  operationsRoutes(app, platform, metrics.registry, openapi, VERSION, () => shedder.overloaded || database.poolStats().waiting > 50);
+  for (const module of mounted) await module.rootRoutes(app);
 
   app.addHook('onReady', async () => {
     await identity.bootstrap();

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../config/index.js';
 import type { DomainEventBus } from './bus.js';
 import type { Clock } from './clock.js';
@@ -6,6 +6,7 @@ import type { Database, DatabaseHandle } from './db/index.js';
 import type { JobQueue } from './jobs/index.js';
 import type { ResolverRegistry } from './auth/index.js';
 import type { RateLimiter } from './http/rate-limiter.js';
+import type { ApiApp } from './http/types.js';
 
 /** The shared pieces every module is built with; created once by buildApp. */
 export interface Platform {
@@ -19,3 +20,21 @@ export interface Platform {
   readonly jobs: JobQueue;
   readonly log: FastifyBaseLogger;
 }
+
+/**
+ * What every module gives buildApp, which registers each module's `routes` inside the `/api/v4`
+ * plugin and then each module's `rootRoutes` at the service root, in the order of its table.
+ */
+export interface ModuleRoutes {
+  /** Routes under `/api/v4`, answering errors as `{message}` bodies. */
+  routes(api: ApiApp): void;
+  /**
+   * Pages and protocol endpoints at the root. A module that answers errors in its own format
+   * registers its own encapsulated plugin here, hence the promise.
+   */
+  rootRoutes(app: FastifyInstance): Promise<void>;
+}
+
+/** The routes of a module that has none of one kind. */
+export const noRoutes = (): void => {};
+export const noRootRoutes = async (): Promise<void> => {};

@@ -1,9 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import type { ApiApp } from '../../infra/http/index.js';
-import type { Platform } from '../../infra/platform.js';
-import type { IdentityModule } from '../identity/index.js';
-import type { ProjectRow, ProjectsModule } from '../projects/index.js';
-import type { AlertsDeps } from './alerts.deps.js';
+import type { ModuleRoutes, Platform } from '../../infra/platform.js';
+import type { ProjectRow } from '../projects/index.js';
+import type { AlertsDeps, AlertsModuleDeps } from './alerts.deps.js';
 import { alertsPages } from './alerts.pages.js';
 import { mapAlert } from './alerts.presenter.js';
 import type { AlertRow } from './alerts.repository.js';
@@ -11,31 +8,30 @@ import { alertsRoutes } from './alerts.routes.js';
 import { AlertsService } from './alerts.service.js';
 import { Incidents } from './incidents.js';
 import { ReceiverTargets } from './targets.js';
-import { IngestService, type AlertRecipients } from './ingest.service.js';
+import { IngestService } from './ingest.service.js';
 import { IntegrationsService } from './integrations.service.js';
 import { notifyRoutes } from './notify.routes.js';
 import { maintainerIds } from './recipients.js';
+import { ALERTS_EPOCH_TABLES } from './alerts.epochs.js';
 
 export type { AlertRecipients, AlertSummary } from './ingest.service.js';
+export type { AlertsModuleDeps } from './alerts.deps.js';
 export type { AlertRow } from './alerts.repository.js';
 export type { IntegrationRow } from './integrations.repository.js';
 export { AlertsService } from './alerts.service.js';
 export { IntegrationsService } from './integrations.service.js';
 export { IngestService } from './ingest.service.js';
 
-export interface AlertsModule {
+/** Alerts under `/api/v4`; the notify endpoints and the alert pages at the root. */
+export interface AlertsModule extends ModuleRoutes {
   readonly integrations: IntegrationsService;
   readonly alerts: AlertsService;
   readonly ingest: IngestService;
-  routes(app: ApiApp): void;
-  /** The notify endpoints and the alert pages, at the service root. */
-  rootRoutes(app: FastifyInstance): Promise<void>;
 }
 
-export function createAlertsModule(
-  platform: Platform,
-  deps: { identity: IdentityModule; projects: ProjectsModule; recipients: AlertRecipients },
-): AlertsModule {
+export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): AlertsModule {
+  // Writes to these tables bump the epoch wherever they are made (infra/db/epoch-bumps.ts).
+  platform.database.epochs.declare('alerts', ALERTS_EPOCH_TABLES);
   const { db, clock, config } = platform;
   const incidents = new Incidents(deps.identity.internalUsers, deps.projects.issues, config.externalUrl);
   const integrations = new IntegrationsService(db, clock, config.tier);
@@ -48,7 +44,6 @@ export function createAlertsModule(
     config.externalUrl,
     deps.projects.projects,
     incidents,
-    // Who receives alert emails: the notifications module's settings.
     () => deps.recipients,
     (project) => maintainerIds(deps.projects, project, clock.now()),
   );

@@ -3,7 +3,7 @@ import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/inde
 import { AccessLevel } from '../projects/index.js';
 import { mapClientKey, mapSettings } from './errors.presenter.js';
 import * as S from './error-tracking.schemas.js';
-import type { ErrorTrackingDeps } from './route-deps.js';
+import type { ErrorTrackingDeps } from './error-tracking.deps.js';
 
 type Fields = { active?: boolean | undefined; integrated?: boolean | undefined };
 

@@ -5,7 +5,7 @@ import type { ProjectRow } from '../projects/index.js';
 import type { StackTrace } from './errors.presenter.js';
 import type { ErrorRow, ErrorSort } from './errors.repository.js';
 import type { Bucket, ErrorDetails } from './errors.service.js';
-import { errorPagePath } from './route-deps.js';
+import { errorPagePath } from './error-tracking.deps.js';
 
 /** The list's tabs: one per error status, then every error. */
 export const STATUS_TABS = [...ERROR_STATUSES, 'all'] as const;

@@ -3,7 +3,7 @@ import { requireActor } from '../../infra/auth/index.js';
 import { AccessLevel, Issue as IssueSchema, mapIssue } from '../projects/index.js';
 import { mapError, mapErrorDetails, mapEvent, mapReleaseHealth } from './errors.presenter.js';
 import * as S from './error-tracking.schemas.js';
-import { errorPagePath, type ErrorTrackingDeps } from './route-deps.js';
+import { errorPagePath, type ErrorTrackingDeps } from './error-tracking.deps.js';
 
 /**
  * The errors REST endpoints of DESIGN.md §4. Reading needs Reporter (as the established

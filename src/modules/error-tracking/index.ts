@@ -1,7 +1,5 @@
-import { ingestionLimits, type ApiApp } from '../../infra/http/index.js';
-import type { Platform } from '../../infra/platform.js';
-import type { IdentityModule } from '../identity/index.js';
-import type { ProjectsModule } from '../projects/index.js';
+import { ingestionLimits } from '../../infra/http/index.js';
+import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import { collectorRoutes } from './collector.routes.js';
 import { settingsRoutes } from './error-tracking.routes.js';
 import { errorsRoutes } from './errors.routes.js';
@@ -10,28 +8,29 @@ import { IngestionService } from './ingestion.service.js';
 import { EventQuota } from './event-quota.js';
 import { errorPagesRoutes } from './pages.routes.js';
 import { registerRetentionJob } from './retention.jobs.js';
-import { errorPagePath, type ErrorTrackingDeps } from './route-deps.js';
+import { errorPagePath, type ErrorTrackingDeps, type ErrorTrackingModuleDeps } from './error-tracking.deps.js';
 import { SettingsService } from './settings.service.js';
+import { ERROR_TRACKING_EPOCH_TABLES } from './error-tracking.epochs.js';
 
 export { RETENTION_JOB } from './retention.jobs.js';
+export type { ErrorTrackingModuleDeps } from './error-tracking.deps.js';
 export type { SettingsService } from './settings.service.js';
 export type { ErrorsService } from './errors.service.js';
 export type { IngestionService } from './ingestion.service.js';
 
-export interface ErrorTrackingModule {
+/**
+ * Settings, client keys and errors under `/api/v4`; the Sentry collector and the error pages at
+ * the root, which also schedule retention on start.
+ */
+export interface ErrorTrackingModule extends ModuleRoutes {
   readonly settings: SettingsService;
   readonly errors: ErrorsService;
   readonly ingestion: IngestionService;
-  /** Settings, client keys and errors under `/api/v4`. */
-  routes(app: ApiApp): void;
-  /** The Sentry collector and the error pages, at the root; schedules retention on start. */
-  rootRoutes(app: ApiApp): void;
 }
 
-export function createErrorTrackingModule(
-  platform: Platform,
-  deps: { identity: IdentityModule; projects: ProjectsModule },
-): ErrorTrackingModule {
+export function createErrorTrackingModule(platform: Platform, deps: ErrorTrackingModuleDeps): ErrorTrackingModule {
+  // Writes to these tables bump the epoch wherever they are made (infra/db/epoch-bumps.ts).
+  platform.database.epochs.declare('error-tracking', ERROR_TRACKING_EPOCH_TABLES);
   const { db, clock, config, jobs, limiter } = platform;
   const settings = new SettingsService(db, clock, async (projectId) => (await deps.projects.projects.findById(projectId)) !== undefined);
   const errors = new ErrorsService(
@@ -60,7 +59,7 @@ export function createErrorTrackingModule(
       settingsRoutes(app, routeDeps);
       errorsRoutes(app, routeDeps);
     },
-    rootRoutes: (app) => {
+    rootRoutes: async (app) => {
       collectorRoutes(app, {
         settings,
         ingestion,

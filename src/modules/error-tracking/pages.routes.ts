@@ -9,7 +9,7 @@ import { AccessLevel, type ProjectRow } from '../projects/index.js';
 import { Sort, Status } from './error-tracking.schemas.js';
 import { STATUS_TABS, errorListPage, errorPage, messagePage } from './errors.pages.js';
 import { stackTraceOf } from './errors.presenter.js';
-import { errorPagePath, type ErrorTrackingDeps } from './route-deps.js';
+import { errorPagePath, type ErrorTrackingDeps } from './error-tracking.deps.js';
 
 const PER_PAGE = 20;
 const ListQuery = Type.Object({

@@ -1,31 +1,22 @@
-import type { FastifyInstance } from 'fastify';
-import type { ApiApp } from '../../infra/http/index.js';
 import { VersionCache } from '../../infra/db/index.js';
-import type { Platform } from '../../infra/platform.js';
-import type { IdentityModule } from '../identity/index.js';
-import type { ProjectsModule } from '../projects/index.js';
+import type { ModuleRoutes, Platform } from '../../infra/platform.js';
+import type { EventsModuleDeps } from './events.deps.js';
 import { createRecorder } from './events.recorder.js';
 import { activityPageRoutes } from './events.page-routes.js';
 import { eventsRoutes, type EventsAnswer } from './events.routes.js';
 import { EventsService } from './events.service.js';
 
 export { EventsService, parseFilter } from './events.service.js';
+export type { EventsModuleDeps } from './events.deps.js';
 export { pushPayloads, commitTitle } from './events.recorder.js';
 export { mapEvent } from './events.presenter.js';
 
 /** Time alone can change an answer (a membership expiring): kept answers last this long at most. */
 const ANSWER_TTL_MS = 10_000;
 
-export interface EventsModule {
+/** The events API; at the root, the activity page `/-/projects/:id/activity`. */
+export interface EventsModule extends ModuleRoutes {
   readonly service: EventsService;
-  routes(app: ApiApp): void;
-  /** The activity page, `/-/projects/:id/activity`. */
-  rootRoutes(app: FastifyInstance): void;
-}
-
-export interface EventsModuleDeps {
-  identity: IdentityModule;
-  projects: ProjectsModule;
 }
 
 /**
@@ -48,6 +39,6 @@ export function createEventsModule(platform: Platform, deps: EventsModuleDeps): 
     service,
     routes: (app) =>
       eventsRoutes(app, { service, users: identity.users, lookup: projects.lookup, externalUrl: platform.config.externalUrl, answers }),
-    rootRoutes: (app) => activityPageRoutes(app, { service, identity, projects, externalUrl: platform.config.externalUrl }),
+    rootRoutes: async (app) => activityPageRoutes(app, { service, identity, projects, externalUrl: platform.config.externalUrl }),
   };
 }

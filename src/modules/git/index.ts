@@ -1,19 +1,17 @@
-import type { FastifyInstance } from 'fastify';
-import type { ApiApp } from '../../infra/http/index.js';
-import type { Platform } from '../../infra/platform.js';
-import type { IdentityModule } from '../identity/index.js';
-import type { ProjectsModule } from '../projects/index.js';
+import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import { Containers } from './containers.js';
+import type { GitModuleDeps } from './git.deps.js';
 import { registerRepositoryLifecycle } from './git.lifecycle.js';
 import { GitRepository } from './git.repository.js';
 import { RepositoryStorages } from './git.storage.js';
 import { MovePresenter } from './moves.presenter.js';
 import { movesRoutes } from './moves.routes.js';
 import { BULK_MOVE_JOB, MOVE_JOB, MovesService } from './moves.service.js';
-import { MoveWorker, type MoveWorkerOptions } from './moves.worker.js';
+import { MoveWorker } from './moves.worker.js';
 import { GitAuthenticator } from './smart-http.auth.js';
 import { smartHttpRoutes } from './smart-http.routes.js';
 
+export type { GitModuleDeps } from './git.deps.js';
 export { RepositoryStorages, relativeRepositoryPath, type RepositoryKind } from './git.storage.js';
 export { copyRepository, timeRepositoryMove, refListing, refListingFromFiles, objectChecksum } from './repository-copy.js';
 export type { MoveRow, MoveContainerKind, MoveState } from './git.repository.js';
@@ -21,23 +19,18 @@ export { MOVE_JOB, BULK_MOVE_JOB } from './moves.service.js';
 export type { MovesService } from './moves.service.js';
 export type { Containers, Container } from './containers.js';
 
-export interface GitModule {
+/** Storage moves under `/api/v4`; git smart HTTP at the root. */
+export interface GitModule extends ModuleRoutes {
   readonly storages: RepositoryStorages;
   readonly containers: Containers;
   readonly moves: MovesService;
   readonly worker: MoveWorker;
   /** Creates the repositories of a container now (the creation job does the same). */
   createRepositories(kind: 'project' | 'snippet' | 'group', id: number): Promise<void>;
-  routes(app: ApiApp): void;
-  rootRoutes(app: FastifyInstance): void;
 }
 
-export function createGitModule(
-  platform: Platform,
-  identity: IdentityModule,
-  projects: ProjectsModule,
-  options: { worker?: MoveWorkerOptions } = {},
-): GitModule {
+export function createGitModule(platform: Platform, deps: GitModuleDeps): GitModule {
+  const { identity, projects } = deps;
   const { config, db, jobs, clock } = platform;
   const storages = new RepositoryStorages(config.storages);
   const git = new GitRepository(db);
@@ -50,7 +43,7 @@ export function createGitModule(
     users: identity.users,
   });
   const moves = new MovesService(platform, containers, storages, git, projects.projects, projects.snippets);
-  const worker = new MoveWorker(platform, containers, storages, git, options.worker);
+  const worker = new MoveWorker(platform, containers, storages, git);
   const presenter = new MovePresenter(config.externalUrl, projects.projects, projects.snippets, projects.groups, identity.users);
 
   jobs.register(MOVE_JOB, async (payload, context) => {
@@ -70,7 +63,7 @@ export function createGitModule(
     worker,
     createRepositories: (kind, id) => lifecycle.createRepositories(kind, id),
     routes: (app) => movesRoutes(app, { platform, moves, presenter, lookup: projects.lookup, snippets: projects.snippets }),
-    rootRoutes: (app) =>
+    rootRoutes: async (app) =>
       smartHttpRoutes(app, {
         platform,
         storages,

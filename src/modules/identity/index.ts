@@ -12,21 +12,22 @@
  *
  * `identity.pageAuth.currentUser(request)` gives the signed-in actor or null without redirecting.
  */
-import type { FastifyInstance } from 'fastify';
-import type { ApiApp } from '../../infra/http/index.js';
-import type { Platform } from '../../infra/platform.js';
+import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import { bootstrapRoot } from './bootstrap.js';
+import type { IdentityModuleDeps } from './identity.deps.js';
 import { identityRoutes } from './identity.routes.js';
 import { InternalUsers } from './internal-users.js';
 import { PageAuth } from './page-auth.js';
-import { resourceTokenRoutes, type ResourceLookupPort } from './resource-tokens.routes.js';
-import { ResourceTokensService, type MembershipPort } from './resource-tokens.service.js';
+import { resourceTokenRoutes } from './resource-tokens.routes.js';
+import { ResourceTokensService } from './resource-tokens.service.js';
 import { SESSION_COOKIE, SessionsService } from './sessions.service.js';
 import { SignInService } from './sign-in.service.js';
 import { signInRoutes } from './sign-in.routes.js';
 import { TABLE_TOKEN_CREDENTIALS, TokensService } from './tokens.service.js';
 import { UsersService, toActorUser } from './users.service.js';
+import { IDENTITY_CREDENTIALS_TABLES } from './identity.epochs.js';
 
+export type { IdentityModuleDeps } from './identity.deps.js';
 export { UsersService, toActorUser } from './users.service.js';
 export { TokensService } from './tokens.service.js';
 export type { UserRow } from './users.repository.js';
@@ -40,7 +41,11 @@ export type { MembershipPort } from './resource-tokens.service.js';
 export type { InternalUsers, InternalUserSpec } from './internal-users.js';
 export type { ResourceLookupPort } from './resource-tokens.routes.js';
 
-export interface IdentityModule {
+/**
+ * Users, tokens (project and group access tokens too) under `/api/v4`; at the root
+ * `/users/sign_in`, `/users/sign_out`, `/profile`.
+ */
+export interface IdentityModule extends ModuleRoutes {
   readonly users: UsersService;
   readonly tokens: TokensService;
   readonly sessions: SessionsService;
@@ -50,14 +55,11 @@ export interface IdentityModule {
   readonly internalUsers: InternalUsers;
   /** At start-up, before the server listens: `root`, then every registered internal user. */
   bootstrap(): Promise<void>;
-  routes(app: ApiApp): void;
-  /** Project and group access tokens; their bots become members through the projects module. */
-  resourceTokenRoutes(app: ApiApp, projects: { lookup: ResourceLookupPort; members: MembershipPort }): void;
-  /** `/users/sign_in`, `/users/sign_out`, `/profile`. */
-  rootRoutes(app: FastifyInstance): void;
 }
 
-export function createIdentityModule(platform: Platform): IdentityModule {
+export function createIdentityModule(platform: Platform, deps: IdentityModuleDeps): IdentityModule {
+  // Writes to these tables bump the epoch wherever they are made (infra/db/epoch-bumps.ts).
+  platform.database.epochs.declare('credentials', IDENTITY_CREDENTIALS_TABLES);
   const { config, db, clock } = platform;
   const sessions = new SessionsService(db, clock, {
     idleTimeoutMs: config.sessionIdleTimeoutMinutes * 60_000,
@@ -95,9 +97,11 @@ export function createIdentityModule(platform: Platform): IdentityModule {
       await bootstrapRoot(platform, users, tokens);
       await internalUsers.ensureAll();
     },
-    routes: (app) => identityRoutes(app, { platform, users, tokens }),
-    resourceTokenRoutes: (app, projects) =>
-      resourceTokenRoutes(app, { platform, service: resourceTokens, lookup: projects.lookup, members: projects.members }),
-    rootRoutes: (app) => signInRoutes(app, { platform, users, signIn, pageAuth }),
+    routes: (app) => {
+      identityRoutes(app, { platform, users, tokens });
+      const { lookup, members } = deps.resources();
+      resourceTokenRoutes(app, { platform, service: resourceTokens, lookup, members });
+    },
+    rootRoutes: async (app) => signInRoutes(app, { platform, users, signIn, pageAuth }),
   };
 }

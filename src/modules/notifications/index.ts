@@ -1,27 +1,18 @@
-import type { FastifyInstance } from 'fastify';
-import type { ApiApp } from '../../infra/http/index.js';
-import type { Platform } from '../../infra/platform.js';
-import type { IdentityModule } from '../identity/index.js';
-import type { ProjectsModule } from '../projects/index.js';
+import type { ModuleRoutes, Platform } from '../../infra/platform.js';
+import type { NotificationsModuleDeps } from './notifications.deps.js';
 import { notificationsPageRoutes } from './notifications.page-routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
 import { NotificationsService } from './notifications.service.js';
 
 export { NotificationsService } from './notifications.service.js';
+export type { NotificationsModuleDeps } from './notifications.deps.js';
 export type { SettingView, GlobalSettingView } from './notifications.service.js';
 export type { Participation } from './notifications.rules.js';
 export { LEVELS, ALL_EVENTS, type Level, type NotificationEvent } from './notifications.levels.js';
 
-export interface NotificationsModule {
+/** The notification settings API; at the root, the settings page `/-/profile/notifications`. */
+export interface NotificationsModule extends ModuleRoutes {
   readonly service: NotificationsService;
-  routes(app: ApiApp): void;
-  /** The settings page, `/-/profile/notifications`. */
-  rootRoutes(app: FastifyInstance): void;
-}
-
-export interface NotificationsModuleDeps {
-  identity: IdentityModule;
-  projects: ProjectsModule;
 }
 
 /**
@@ -39,6 +30,6 @@ export function createNotificationsModule(platform: Platform, deps: Notification
   return {
     service,
     routes: (app) => notificationsRoutes(app, { service, users: identity.users, lookup: projects.lookup }),
-    rootRoutes: (app) => notificationsPageRoutes(app, { service, identity, projects }),
+    rootRoutes: async (app) => notificationsPageRoutes(app, { service, identity, projects }),
   };
 }

@@ -4,11 +4,8 @@
  * userinfo, discovery. Small steps around one storage interface (oauth.storage.ts);
  * lifetimes and policy in oauth.defaults.ts.
  */
-import type { FastifyInstance } from 'fastify';
 import { oauthErrorHandler } from '../../infra/errors/index.js';
-import type { ApiApp } from '../../infra/http/index.js';
-import type { Platform } from '../../infra/platform.js';
-import type { IdentityModule } from '../identity/index.js';
+import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import { ApplicationsService } from './applications.service.js';
 import { applicationsApiRoutes, applicationsPageRoutes } from './applications.routes.js';
 import { authorizeRoutes } from './authorize.routes.js';
@@ -17,25 +14,30 @@ import { deviceRoutes } from './device.routes.js';
 import { DeviceService } from './device.service.js';
 import { registerHousekeepingJob } from './housekeeping.jobs.js';
 import { SigningKeys } from './keys.service.js';
+import type { OAuthModuleDeps } from './oauth.deps.js';
 import { OAuthRepository } from './oauth.repository.js';
 import { oauthRoutes } from './oauth.routes.js';
 import { OidcService } from './oidc.service.js';
 import { OAuthTokens } from './tokens.service.js';
+import { OAUTH_CREDENTIALS_TABLES } from './oauth.epochs.js';
 
 export { OAUTH_DEFAULTS } from './oauth.defaults.js';
+export type { OAuthModuleDeps } from './oauth.deps.js';
 export type { ApplicationsService } from './applications.service.js';
 export type { OAuthTokens } from './tokens.service.js';
 
-export interface OAuthModule {
+/**
+ * `/api/v4/applications` (admin); at the root `/oauth/*` and `/.well-known/*` (own error
+ * handler) and `/user_settings/applications`.
+ */
+export interface OAuthModule extends ModuleRoutes {
   readonly applications: ApplicationsService;
   readonly tokens: OAuthTokens;
-  /** `/api/v4/applications` (admin). */
-  routes(app: ApiApp): void;
-  /** `/oauth/*`, `/.well-known/*` (own error handler) and `/user_settings/applications`. */
-  rootRoutes(app: FastifyInstance): Promise<void>;
 }
 
-export function createOAuthModule(platform: Platform, deps: { identity: IdentityModule }): OAuthModule {
+export function createOAuthModule(platform: Platform, deps: OAuthModuleDeps): OAuthModule {
+  // Writes to these tables bump the epoch wherever they are made (infra/db/epoch-bumps.ts).
+  platform.database.epochs.declare('credentials', OAUTH_CREDENTIALS_TABLES);
   const { config, clock } = platform;
   const issuer = config.externalUrl;
   const storage = new OAuthRepository(platform.db, platform.database.transact);
@@ -59,31 +61,35 @@ export function createOAuthModule(platform: Platform, deps: { identity: Identity
     applications,
     tokens,
     routes: (app) => applicationsApiRoutes(app, applications, config.externalUrl),
+    // Everything at the root lives in a plugin of its own (its hooks and handlers stay the module's),
+    // and the endpoints of the OAuth error format in one nested inside it.
     rootRoutes: async (app) => {
-      await app.register(async (scope) => {
-        scope.setErrorHandler(oauthErrorHandler);
-        // Pages holding codes must not leak them in Referer (RFC 9700 §4.2.4); framing and
-        // scripts are refused on every page (infra/http/response-headers.ts PAGE_CSP, §4.16).
-        scope.addHook('onSend', async (_request, reply, payload) => {
-          if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) reply.header('referrer-policy', 'no-referrer');
-          return payload;
+      await app.register(async (root) => {
+        await root.register(async (scope) => {
+          scope.setErrorHandler(oauthErrorHandler);
+          // Pages holding codes must not leak them in Referer (RFC 9700 §4.2.4); framing and
+          // scripts are refused on every page (infra/http/response-headers.ts PAGE_CSP, §4.16).
+          scope.addHook('onSend', async (_request, reply, payload) => {
+            if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) reply.header('referrer-policy', 'no-referrer');
+            return payload;
+          });
+          oauthRoutes(scope, {
+            storage,
+            clock,
+            tokens,
+            device,
+            oidc,
+            keys,
+            idToken: (r) => oidc.idToken(r),
+            limiter: platform.limiter,
+            limit: config.rateLimits.oauth,
+          });
+          authorizeRoutes(scope, { authorize, pageAuth });
+          deviceRoutes(scope, { device, pageAuth, limiter: platform.limiter, config });
         });
-        oauthRoutes(scope, {
-          storage,
-          clock,
-          tokens,
-          device,
-          oidc,
-          keys,
-          idToken: (r) => oidc.idToken(r),
-          limiter: platform.limiter,
-          limit: config.rateLimits.oauth,
-        });
-        authorizeRoutes(scope, { authorize, pageAuth });
-        deviceRoutes(scope, { device, pageAuth, limiter: platform.limiter, config });
+        applicationsPageRoutes(root, applications, pageAuth);
+        root.addHook('onReady', () => housekeeping.schedule());
       });
-      applicationsPageRoutes(app, applications, pageAuth);
-      app.addHook('onReady', () => housekeeping.schedule());
     },
   };
 }

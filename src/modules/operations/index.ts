@@ -1,14 +1,26 @@
 import { BlockList, isIPv6 } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../infra/errors/index.js';
-import type { Registry } from 'prom-client';
 import { serverMetricsReader } from '../../infra/http/cluster-metrics.js';
-import type { Platform } from '../../infra/platform.js';
-import { OpenApiDocument, type OpenApiCollector } from './openapi.js';
+import type { ModuleRoutes, Platform } from '../../infra/platform.js';
+import { metadataRoutes } from './metadata.routes.js';
+import { OpenApiDocument } from './openapi.js';
+import type { OperationsModuleDeps } from './operations.deps.js';
 import * as S from './operations.schemas.js';
 
 export { OpenApiCollector } from './openapi.js';
-export { COMPATIBLE_VERSION, metadataRoutes } from './metadata.routes.js';
+export { COMPATIBLE_VERSION } from './metadata.routes.js';
+export type { OperationsModuleDeps } from './operations.deps.js';
+
+/** `/api/v4/metadata`; at the root the probes, the metrics and the OpenAPI document. */
+export type OperationsModule = ModuleRoutes;
+
+export function createOperationsModule(platform: Platform, deps: OperationsModuleDeps): OperationsModule {
+  return {
+    routes: (api) => metadataRoutes(api, deps.version),
+    rootRoutes: async (app) => operationsRoutes(app, platform, deps),
+  };
+}
 
 /**
  * MONITORING_ALLOWLIST as a matcher of client addresses. `request.ip` is the client's address,
@@ -37,14 +49,7 @@ export function monitoringAllowed(ranges: readonly string[]): (request: FastifyR
  * only to MONITORING_ALLOWLIST, and others get the 404 of an unknown path, as the established
  * product answers; readiness's status code stays public for load balancers.
  */
-export function operationsRoutes(
-  app: FastifyInstance,
-  platform: Platform,
-  metrics: Registry,
-  openapi: OpenApiCollector,
-  version: string,
-  overloaded: () => boolean,
-): void {
+function operationsRoutes(app: FastifyInstance, platform: Platform, { metrics, openapi, version, overloaded }: OperationsModuleDeps): void {
   const none = { policy: { auth: 'none' as const } };
   const allowed = monitoringAllowed(platform.config.monitoringAllowlist);
   const tags = ['operations'];

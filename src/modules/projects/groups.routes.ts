@@ -6,7 +6,7 @@ import { projectFilter, simpleProject } from './project-filters.js';
 import { mapGroup, mapProject } from './projects.presenter.js';
 import * as E from './entities.schemas.js';
 import * as S from './projects.schemas.js';
-import type { ProjectsRouteDeps } from './route-deps.js';
+import type { ProjectsRouteDeps } from './projects.deps.js';
 
 export function groupsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const { platform, access, lookup, groups, projects } = deps;

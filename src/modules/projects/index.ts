@@ -1,6 +1,4 @@
-import type { ApiApp } from '../../infra/http/index.js';
-import type { Platform } from '../../infra/platform.js';
-import type { IdentityModule } from '../identity/index.js';
+import { noRootRoutes, type ModuleRoutes, type Platform } from '../../infra/platform.js';
 import { AccessPolicy } from './access.js';
 import { groupsRoutes } from './groups.routes.js';
 import { GroupsService } from './groups.service.js';
@@ -13,14 +11,15 @@ import { ProjectLookup } from './projects.lookup.js';
 import { projectsRoutes } from './projects.routes.js';
 import { ProjectsService } from './projects.service.js';
 import { registerRemovalJobs } from './removal.jobs.js';
-import type { ProjectsRouteDeps } from './route-deps.js';
+import type { ProjectsModuleDeps, ProjectsRouteDeps } from './projects.deps.js';
 import { snippetsRoutes } from './snippets.routes.js';
 import { jobsRoutes } from './jobs.routes.js';
 import { JobsService } from './jobs.service.js';
-import type { SpamChecker } from '../spam/index.js';
 import { SnippetsService } from './snippets.service.js';
+import { PROJECTS_EPOCH_TABLES } from './projects.epochs.js';
 
 export { AccessLevel, AccessPolicy, MEMBER_LEVELS } from './access.js';
+export type { ProjectsModuleDeps } from './projects.deps.js';
 export type { ProjectRow } from './projects.repository.js';
 export type { NamespaceRow } from './namespaces.repository.js';
 export type { IssueRow, NoteRow } from './issues.repository.js';
@@ -39,7 +38,8 @@ export { Project, ProjectIdentity, Group, UserBasic } from './entities.schemas.j
 export { BasicSnippet } from './snippets.schemas.js';
 export { Issue, Note } from './issues.schemas.js';
 
-export interface ProjectsModule {
+/** Groups, projects, members, issues, snippets and CI jobs under `/api/v4`; nothing at the root. */
+export interface ProjectsModule extends ModuleRoutes {
   readonly access: AccessPolicy;
   readonly lookup: ProjectLookup;
   readonly groups: GroupsService;
@@ -49,10 +49,12 @@ export interface ProjectsModule {
   readonly snippets: SnippetsService;
   /** CI jobs and their job tokens. */
   readonly ciJobs: JobsService;
-  routes(app: ApiApp): void;
 }
 
-export function createProjectsModule(platform: Platform, identity: IdentityModule, spam: SpamChecker | null = null): ProjectsModule {
+export function createProjectsModule(platform: Platform, moduleDeps: ProjectsModuleDeps): ProjectsModule {
+  // Writes to these tables bump the epoch wherever they are made (infra/db/epoch-bumps.ts).
+  platform.database.epochs.declare('projects', PROJECTS_EPOCH_TABLES);
+  const { identity, spam } = moduleDeps;
   const { db, clock, bus, jobs, config } = platform;
   const storages = Object.keys(config.storages);
   const access = new AccessPolicy(db, clock);
@@ -101,5 +103,6 @@ export function createProjectsModule(platform: Platform, identity: IdentityModul
       snippetsRoutes(app, deps);
       jobsRoutes(app, { ...deps, jobs: ciJobs });
     },
+    rootRoutes: noRootRoutes,
   };
 }

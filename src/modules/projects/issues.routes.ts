@@ -6,7 +6,7 @@ import { AccessLevel } from './access.js';
 import { mapIssue, mapNote } from './projects.presenter.js';
 import * as I from './issues.schemas.js';
 import * as S from './projects.schemas.js';
-import type { ProjectsRouteDeps } from './route-deps.js';
+import type { ProjectsRouteDeps } from './projects.deps.js';
 
 export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const { platform, lookup, issues, users } = deps;

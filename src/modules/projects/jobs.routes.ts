@@ -8,7 +8,7 @@ import { AccessLevel } from './access.js';
 import { mapJob } from './jobs.presenter.js';
 import * as J from './jobs.schemas.js';
 import * as S from './projects.schemas.js';
-import type { ProjectsRouteDeps } from './route-deps.js';
+import type { ProjectsRouteDeps } from './projects.deps.js';
 
 /**
  * Job tokens (DESIGN.md §4): a runner registers a job and ends it; the job's token reads

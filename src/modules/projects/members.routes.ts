@@ -9,7 +9,7 @@ import * as E from './entities.schemas.js';
 import type { MemberRow, SourceKind } from './members.repository.js';
 import { mapMember } from './projects.presenter.js';
 import * as S from './projects.schemas.js';
-import type { ProjectsRouteDeps } from './route-deps.js';
+import type { ProjectsRouteDeps } from './projects.deps.js';
 
 interface Source {
   kind: SourceKind;

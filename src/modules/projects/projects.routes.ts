@@ -6,7 +6,7 @@ import { mapProject } from './projects.presenter.js';
 import type { ProjectRow } from './projects.repository.js';
 import * as E from './entities.schemas.js';
 import * as S from './projects.schemas.js';
-import type { ProjectsRouteDeps } from './route-deps.js';
+import type { ProjectsRouteDeps } from './projects.deps.js';
 
 export function projectsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const { platform, lookup, projects, users, issues } = deps;

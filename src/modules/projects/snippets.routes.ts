@@ -7,7 +7,7 @@ import { AccessLevel } from './access.js';
 import { mapSnippet } from './projects.presenter.js';
 import * as S from './projects.schemas.js';
 import * as N from './snippets.schemas.js';
-import type { ProjectsRouteDeps } from './route-deps.js';
+import type { ProjectsRouteDeps } from './projects.deps.js';
 
 export function snippetsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const { platform, lookup, snippets, users, projects, access } = deps;

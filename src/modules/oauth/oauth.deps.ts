@@ -1,0 +1,6 @@
+import type { IdentityModule } from '../identity/index.js';
+
+/** What the OAuth module is built with. */
+export interface OAuthModuleDeps {
+  identity: IdentityModule;
+}

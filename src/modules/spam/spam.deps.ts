@@ -1,0 +1,2 @@
+/** What the spam module is built with: the platform alone. */
+export type SpamModuleDeps = Record<string, never>;
