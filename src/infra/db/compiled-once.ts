@@ -38,9 +38,14 @@ export class CompiledOnce<Row, Args extends readonly unknown[]> {
     const direct = postgres ? undefined : directSqliteOf(db);
     if (direct) {
       const statement = direct.prepare(compiled.sql);
-      if (statement.reader) return statement.all(parameters) as Row[];
-      statement.run(parameters);
-      return [];
+      const rows = statement.reader ? (statement.all(parameters) as Row[]) : [];
+      const changed = statement.reader ? rows.length : statement.run(parameters).changes;
+      // Kysely's driver, which bumps the cache epochs a write ends (epoch-bumps.ts), is skipped here.
+      for (const epoch of direct.bumper.due(direct.sqlite, compiled.query, changed)) {
+        direct.prepare(direct.bumper.bumpSql).run(epoch);
+        direct.bumper.bumped(epoch);
+      }
+      return rows;
     }
     const result = await db.executeQuery<Row>({ ...compiled, parameters });
     return result.rows;

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { ReplaceNulPlugin } from './nul-plugin.js';
 import type { DB } from './schema.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
+import { EpochBumper, type EpochDeclarations } from './epoch-bumps.js';
 import { WriteBatcher, type Transact } from './write-batcher.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -20,6 +21,11 @@ export interface DatabaseHandle {
    * arriving together share a commit (infra/db/write-batcher.ts).
    */
   readonly transact: Transact;
+  /**
+   * Which tables feed which cache epoch, declared by the modules that cache (infra/db/epochs.ts);
+   * writes to them bump it in their transaction, whoever makes them.
+   */
+  readonly epochs: EpochDeclarations;
   /**
    * A value that changes whenever any transaction commits to the database, from this process
    * or another; `null` when it cannot be told (an open SQLite transaction on this connection).
@@ -49,6 +55,8 @@ export interface DirectSqlite {
   readonly sqlite: SQLite.Database;
   /** Prepared statements shared with Kysely's driver. */
   prepare(sql: string): SQLite.Statement;
+  /** Statements run here bump cache epochs as Kysely's would. */
+  readonly bumper: EpochBumper;
 }
 /** By query adapter: one per database, shared by the Kysely instance and its transactions. */
 const directHandles = new WeakMap<object, DirectSqlite>();
@@ -96,10 +104,13 @@ function openSqlite(file: string): DatabaseHandle {
   sqlite.pragma('wal_autocheckpoint = 40000');
   const checkpointer = new BackgroundCheckpointer(file);
   const statements = withStatementCache(sqlite);
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
+  // One connection: whichever path a statement takes, it is in the one transaction open.
+  const bumper = new EpochBumper('?', () => sqlite);
+  const db = new Kysely<DB>({ dialect: bumper.dialect(new SqliteDialect({ database: statements })) });
+  bumper.adapter = db.getExecutor().adapter;
   const batcher = new WriteBatcher(db);
   checkpointer.holdWritesWith(batcher.quiesce);
-  directHandles.set(db.getExecutor().adapter, { sqlite, prepare: (sql) => statements.prepare(sql) });
+  directHandles.set(db.getExecutor().adapter, { sqlite, prepare: (sql) => statements.prepare(sql), bumper });
   // data_version moves when another connection commits; total_changes() counts the rows this
   // connection has changed (rolled back ones too, which only costs a needless miss).
   const otherCommits = sqlite.prepare('pragma data_version').pluck();
@@ -108,6 +119,7 @@ function openSqlite(file: string): DatabaseHandle {
     db,
     dialect: 'sqlite',
     transact: batcher.transact,
+    epochs: bumper,
     // Inside a transaction this connection reads rows that may still roll back: no version.
     dataVersion: async () => (sqlite.inTransaction ? null : `${String(otherCommits.get())}:${String(ownChanges.get())}`),
     ping: async () => {
@@ -151,12 +163,15 @@ function openPostgres(url: string, schema: string | null, max: number): Database
     connectionTimeoutMillis: 5000,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new ReplaceNulPlugin()] });
+  const bumper = new EpochBumper('$1');
+  const db = new Kysely<DB>({ dialect: bumper.dialect(new PostgresDialect({ pool })), plugins: [new ReplaceNulPlugin()] });
+  bumper.adapter = db.getExecutor().adapter;
   return {
     db,
     dialect: 'postgres',
     // Concurrent transactions on several connections: each request's own, no batching.
     transact: (work) => db.transaction().execute(work),
+    epochs: bumper,
     // The server's snapshot (xmin:xmax:in-progress ids) differs after any commit that wrote:
     // a writing transaction is either in the list or above xmax the first time it is read.
     // Cluster-wide, so writes to other databases also count (a needless miss, never a stale hit).

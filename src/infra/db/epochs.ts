@@ -3,7 +3,9 @@ import type { Executor } from './database.js';
 
 /**
  * Cache epochs: a counter in the shared database per family of cached lookups. Every write
- * that could make a cached answer wrong bumps the counter in its own transaction; a cached
+ * that could make a cached answer wrong bumps the counter in its own transaction: modules
+ * declare which tables feed which epoch, and the database bumps on their writes
+ * (epoch-bumps.ts); a cached
  * answer is used only while the counter still reads what it read when the answer was
  * cached. Reading one counter by key costs a fraction of the lookup it saves, and the rule
  * holds across processes: a revocation through one is seen by every other at once.
@@ -39,20 +41,10 @@ async function readNow(db: Executor, name: EpochName): Promise<number> {
   return Number((await READ.first(db, name))?.value ?? 0);
 }
 
-/**
- * Counters bumped by each open transaction. A commit needs to move a counter once, however
- * many of its writes bump it (a shared commit of infra/db/write-batcher.ts holds dozens of
- * refresh grants): any change ends the cached answers of the old value. A read inside the
- * transaction forgets the mark, so a write after it moves the counter past what it read.
- */
-const bumpedIn = new WeakMap<Executor, Set<EpochName>>();
-
 export function readEpoch(db: Executor, name: EpochName): Promise<number> {
-  // Inside a transaction the read is the transaction's own.
-  if (db.isTransaction) {
-    bumpedIn.get(db)?.delete(name);
-    return readNow(db, name);
-  }
+  // Inside a transaction the read is the transaction's own (and makes the transaction's next
+  // write bump again, epoch-bumps.ts).
+  if (db.isTransaction) return readNow(db, name);
   const adapter = db.getExecutor().adapter;
   let turn = readThisTurn.get(adapter);
   if (!turn) {
@@ -68,14 +60,16 @@ export function readEpoch(db: Executor, name: EpochName): Promise<number> {
   return value;
 }
 
+/** Reads later in this turn go to the database (and wait there for the bump's commit). */
+export function forgetTurnRead(adapter: object, name: EpochName): void {
+  readThisTurn.get(adapter)?.delete(name);
+}
+
+/**
+ * Moves a counter now, whatever was written. Writes need not call it: the tables each epoch is
+ * declared with bump it themselves (epoch-bumps.ts); this serves tests and manual repairs.
+ */
 export async function bumpEpoch(db: Executor, name: EpochName): Promise<void> {
-  if (db.isTransaction) {
-    let bumped = bumpedIn.get(db);
-    if (bumped?.has(name)) return;
-    if (!bumped) bumpedIn.set(db, (bumped = new Set()));
-    bumped.add(name);
-  }
   await BUMP.rows(db, name);
-  // Reads later in this turn go to the database (and wait there for this commit).
-  readThisTurn.get(db.getExecutor().adapter)?.delete(name);
+  forgetTurnRead(db.getExecutor().adapter, name);
 }

@@ -7,6 +7,8 @@ export { flag, isUniqueViolation } from './values.js';
 export { CompiledOnce } from './compiled-once.js';
 export type { Transact } from './write-batcher.js';
 export { bumpEpoch, readEpoch, type EpochName } from './epochs.js';
+export type { EpochTables } from './epoch-tables.js';
+export type { EpochDeclarations } from './epoch-bumps.js';
 export { VersionCache, type VersionCacheOptions } from './version-cache.js';
 export { EpochCache, type EpochCacheOptions } from './epoch-cache.js';
 export { below, containing } from './like.js';
