@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../infra/db/index.js';
-import { CompiledOnce, bumpEpoch, containing } from '../../infra/db/index.js';
+import { CompiledOnce, containing } from '../../infra/db/index.js';
 import { ALERT_STATUSES, type AlertStatus } from '../../infra/db/tables/alerts.js';
 import type { AlertEmailOutboxTable, AlertSettingsTable, AlertsTable } from '../../infra/db/tables/alerts.js';
 import { SEVERITIES } from './normalize.common.js';
@@ -203,7 +203,7 @@ export class AlertsRepository {
     return SETTINGS.first(this.db, projectId);
   }
 
-  /** Bumps the `alerts` cache epoch: receiver targets carry the settings (targets.ts). */
+  /** Bumps the `alerts` cache epoch (alerts.epochs.ts): receiver targets carry the settings (targets.ts). */
   async upsertSettings(row: AlertSettingsRow): Promise<AlertSettingsRow> {
     const saved = await this.db
       .insertInto('alert_settings')
@@ -218,7 +218,6 @@ export class AlertsRepository {
       )
       .returningAll()
       .executeTakeFirstOrThrow();
-    await bumpEpoch(this.db, 'alerts');
     return saved;
   }
 

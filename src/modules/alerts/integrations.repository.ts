@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { CompiledOnce, bumpEpoch, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, type Executor } from '../../infra/db/index.js';
 import type { AlertIntegrationsTable } from '../../infra/db/tables/alerts.js';
 
 export type IntegrationRow = Selectable<AlertIntegrationsTable>;
@@ -43,8 +43,8 @@ export class IntegrationsRepository {
     return new IntegrationsRepository(executor);
   }
 
-  // Every write below bumps the `alerts` cache epoch: receiver targets are cached against it
-  // (targets.ts).
+  // Every write below bumps the `alerts` cache epoch (alerts.epochs.ts): receiver targets are
+  // cached against it (targets.ts).
 
   async insert(i: NewIntegration): Promise<IntegrationRow> {
     const row = await this.db
@@ -63,7 +63,6 @@ export class IntegrationsRepository {
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await bumpEpoch(this.db, 'alerts');
     return row;
   }
 
@@ -108,13 +107,10 @@ export class IntegrationsRepository {
   }
 
   async update(id: number, changes: Updateable<AlertIntegrationsTable>): Promise<IntegrationRow | undefined> {
-    const row = await this.db.updateTable('alert_integrations').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
-    await bumpEpoch(this.db, 'alerts');
-    return row;
+    return this.db.updateTable('alert_integrations').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
   }
 
   async delete(id: number): Promise<void> {
     await this.db.deleteFrom('alert_integrations').where('id', '=', id).execute();
-    await bumpEpoch(this.db, 'alerts');
   }
 }

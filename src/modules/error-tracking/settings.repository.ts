@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { CompiledOnce, bumpEpoch, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, type Executor } from '../../infra/db/index.js';
 import type { ErrorTrackingClientKeysTable, ErrorTrackingSettingsTable } from '../../infra/db/tables/error-tracking.js';
 
 export type SettingsRow = Selectable<ErrorTrackingSettingsTable>;
@@ -35,13 +35,11 @@ export class SettingsRepository {
     return this.db.selectFrom('error_tracking_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
   }
 
-  // Every write below bumps the `error-tracking` cache epoch: collector grants are cached
-  // against it (settings.service.ts).
+  // Every write below bumps the `error-tracking` cache epoch (error-tracking.epochs.ts):
+  // collector grants are cached against it (settings.service.ts).
 
   async insert(row: SettingsRow): Promise<SettingsRow> {
-    const inserted = await this.db.insertInto('error_tracking_settings').values(row).returningAll().executeTakeFirstOrThrow();
-    await bumpEpoch(this.db, 'error-tracking');
-    return inserted;
+    return this.db.insertInto('error_tracking_settings').values(row).returningAll().executeTakeFirstOrThrow();
   }
 
   async update(projectId: number, changes: Partial<Pick<SettingsRow, 'active' | 'integrated'>>, now: number): Promise<SettingsRow> {
@@ -51,7 +49,6 @@ export class SettingsRepository {
       .where('project_id', '=', projectId)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await bumpEpoch(this.db, 'error-tracking');
     return updated;
   }
 
@@ -82,7 +79,6 @@ export class SettingsRepository {
       .values({ project_id: projectId, public_key: publicKey, active: 1, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await bumpEpoch(this.db, 'error-tracking');
     return key;
   }
 
@@ -97,7 +93,6 @@ export class SettingsRepository {
 
   async deleteKey(keyId: number): Promise<void> {
     await this.db.deleteFrom('error_tracking_client_keys').where('id', '=', keyId).execute();
-    await bumpEpoch(this.db, 'error-tracking');
   }
 
   /** The key with its project's settings; `undefined` when no such key exists for the project. */

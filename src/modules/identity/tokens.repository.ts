@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import { CompiledOnce, bumpEpoch, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, type Executor } from '../../infra/db/index.js';
 import type { PersonalAccessTokensTable } from '../../infra/db/tables/core.js';
 import type { UserRow } from './users.repository.js';
 
@@ -118,10 +118,9 @@ export class TokensRepository {
     return { rows, total: Number(count.n) };
   }
 
-  /** Bumps the credentials cache epoch with the change: cached lookups end in every process. */
+  /** The change bumps the credentials cache epoch (identity.epochs.ts): cached lookups end in every process. */
   async revoke(id: number): Promise<void> {
     await this.db.updateTable('personal_access_tokens').set({ revoked: 1 }).where('id', '=', id).execute();
-    await bumpEpoch(this.db, 'credentials');
   }
 
   /**
@@ -141,9 +140,7 @@ export class TokensRepository {
         select t.id from personal_access_tokens t join family f on t.previous_token_id = f.id
       )
       update personal_access_tokens set revoked = 1 where revoked = 0 and id in (select id from family)`.execute(this.db);
-    const revoked = Number(result.numAffectedRows ?? 0);
-    if (revoked > 0) await bumpEpoch(this.db, 'credentials');
-    return revoked;
+    return Number(result.numAffectedRows ?? 0);
   }
 
   async touch(ids: readonly number[], at: number): Promise<void> {

@@ -1,7 +1,7 @@
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { hashPassword, randomPassword, verifyPassword } from '../../infra/crypto.js';
-import { bumpEpoch, isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
+import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
 import { idOf, isNumericRef } from '../../infra/refs.js';
 import { pathProblem } from '../../infra/reserved-names.js';
@@ -163,14 +163,13 @@ export class UsersService {
 
   /**
    * Every change to a user's row goes through here. A change of state or admin flag bumps
-   * the credentials cache epoch in the same transaction (infra/db/epochs.ts): cached token
+   * the credentials cache epoch in the same transaction (identity.epochs.ts): cached token
    * lookups carry both and must not outlive a block or a demotion in any process. The
    * cached own row (`getOwn`) is dropped once the change is written.
    */
   private async updateRow(id: number, changes: UserUpdate, also?: (trx: Executor) => Promise<void>): Promise<UserRow | undefined> {
     const row = await this.db.transaction().execute(async (trx) => {
       const updated = await this.users.withExecutor(trx).update(id, changes);
-      if (updated && (changes.state !== undefined || changes.is_admin !== undefined)) await bumpEpoch(trx, 'credentials');
       if (updated && also) await also(trx);
       return updated;
     });

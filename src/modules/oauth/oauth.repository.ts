@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { CompiledOnce, bumpEpoch, isUniqueViolation, type Executor, type Transact } from '../../infra/db/index.js';
+import { CompiledOnce, isUniqueViolation, type Executor, type Transact } from '../../infra/db/index.js';
 import type {
   AccessTokenRow,
   ApplicationRow,
@@ -138,10 +138,8 @@ export class OAuthRepository implements OAuthStorage {
 
   async deleteApplication(id: number): Promise<boolean> {
     return this.atomically(async (repo) => {
-      const deleted = changed(await repo.db.deleteFrom('oauth_applications').where('id', '=', id).executeTakeFirstOrThrow()) === 1;
-      // Its tokens went with it (ON DELETE CASCADE): cached lookups of them are void.
-      if (deleted) await bumpEpoch(repo.db, 'credentials');
-      return deleted;
+      // Its tokens go with it (ON DELETE CASCADE); the delete bumps the credentials epoch (oauth.epochs.ts).
+      return changed(await repo.db.deleteFrom('oauth_applications').where('id', '=', id).executeTakeFirstOrThrow()) === 1;
     });
   }
 
@@ -213,9 +211,7 @@ export class OAuthRepository implements OAuthStorage {
 
   async rotateToken(id: number, now: number): Promise<boolean> {
     return this.atomically(async (repo) => {
-      if ((await ROTATE_TOKEN.rows(repo.db, now, id)).length === 0) return false;
-      await bumpEpoch(repo.db, 'credentials');
-      return true;
+      return (await ROTATE_TOKEN.rows(repo.db, now, id)).length > 0;
     });
   }
 
@@ -280,9 +276,7 @@ export class OAuthRepository implements OAuthStorage {
             ? update.where('family', '=', which.family)
             : update.where('user_id', '=', which.userId)
       ).executeTakeFirstOrThrow();
-      const count = changed(result);
-      if (count > 0) await bumpEpoch(repo.db, 'credentials');
-      return count;
+      return changed(result);
     });
   }
 

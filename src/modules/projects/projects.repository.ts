@@ -1,12 +1,9 @@
 import type { Selectable, Updateable } from 'kysely';
-import { CompiledOnce, bumpEpoch, containing, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, containing, type Executor } from '../../infra/db/index.js';
 import type { ProjectsTable } from '../../infra/db/tables/core.js';
 import { memberNamespaceIds, memberProjectIds, personalNamespaceIds, type ListScope } from './scopes.js';
 
 export type ProjectRow = Selectable<ProjectsTable>;
-
-/** Columns a push or an action stamps; changing only these leaves cached lookups valid. */
-const ACTIVITY_COLUMNS: ReadonlySet<string> = new Set(['last_activity_at', 'updated_at']);
 
 export interface NewProject {
   namespaceId: number;
@@ -163,20 +160,17 @@ export class ProjectsRepository {
   }
 
   /**
-   * Every change but an activity stamp bumps the `projects` cache epoch in the same executor:
-   * lookups cached by other modules (collector grants, alert receivers) hold project rows.
+   * Every change but an activity stamp bumps the `projects` cache epoch in the same executor
+   * (projects.epochs.ts): lookups cached by other modules (collector grants, alert receivers) hold project rows.
    */
   async update(id: number, changes: Updateable<ProjectsTable>): Promise<ProjectRow | undefined> {
-    const row = await this.db.updateTable('projects').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
-    if (Object.keys(changes).some((column) => !ACTIVITY_COLUMNS.has(column))) await bumpEpoch(this.db, 'projects');
-    return row;
+    return this.db.updateTable('projects').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
   }
 
   async delete(id: number): Promise<void> {
     await this.db.deleteFrom('notes').where('project_id', '=', id).execute();
     await this.db.deleteFrom('members').where('source_kind', '=', 'project').where('source_id', '=', id).execute();
     await this.db.deleteFrom('projects').where('id', '=', id).execute();
-    await bumpEpoch(this.db, 'projects');
   }
 
   /** Next per-project number (issues, alerts...) from one upsert, safe under concurrency. */
