@@ -4,6 +4,7 @@ import { migrateToLatest } from '../../src/infra/db/index.js';
 import type { AnyDb } from '../../src/infra/db/migrations/helpers.js';
 import { systemClock } from '../../src/infra/clock.js';
 import { normalizeEvent } from '../../src/modules/error-tracking/event.js';
+import { IngestionRepository } from '../../src/modules/error-tracking/ingestion.repository.js';
 import { IngestionService } from '../../src/modules/error-tracking/ingestion.service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { errorRowForMigration, eventRowForMigration, insertProjectForMigration } from '../helpers/migration-data.js';
@@ -73,7 +74,7 @@ describe('migration 0011_error_fingerprint_keys on a database with errors and ev
   });
 
   it('groups a new event of an error stored before onto it, and a new error onto a new row with a later id', async () => {
-    const ingestion = new IngestionService(database.handle.transact, systemClock);
+    const ingestion = new IngestionService(database.handle.transact, new IngestionRepository(database.handle.db), systemClock);
     await ingestion.storeEvent(projectId, { ...event('FirstError'), event_id: 'a'.repeat(32) }, '127.0.0.1');
     assert.equal(await countErrors(), 3);
     const first = await database.handle.db

@@ -5,6 +5,7 @@ export type { DB } from './schema.js';
 export type { Flag, Millis } from './tables/core.js';
 export { flag, isUniqueViolation } from './values.js';
 export { CompiledOnce } from './compiled-once.js';
+export { Repository } from './repository.js';
 export type { Transact } from './write-batcher.js';
 export { bumpEpoch, readEpoch, type EpochName } from './epochs.js';
 export type { EpochTables } from './epoch-tables.js';

@@ -1,6 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
-import { CompiledOnce, containing } from '../../infra/db/index.js';
+import { CompiledOnce, Repository, containing } from '../../infra/db/index.js';
 import { ALERT_STATUSES, type AlertStatus } from '../../infra/db/tables/alerts.js';
 import type { AlertEmailOutboxTable, AlertSettingsTable, AlertsTable } from '../../infra/db/tables/alerts.js';
 import { SEVERITIES } from './normalize.common.js';
@@ -122,13 +121,7 @@ const INSERT_OR_INCREMENT = new CompiledOnce(NEW_ALERT_COLUMNS.length, (db, ...v
     .returning(['id', 'iid', 'title']),
 );
 
-export class AlertsRepository {
-  constructor(private readonly db: Executor) {}
-
-  withExecutor(executor: Executor): AlertsRepository {
-    return new AlertsRepository(executor);
-  }
-
+export class AlertsRepository extends Repository {
   /** A repeat of an unresolved alert: one more event, nothing else changes (reference A6 step 2). */
   async incrementOpen(projectId: number, fingerprint: string, now: number): Promise<Pick<AlertRow, 'iid' | 'title'> | undefined> {
     const open = await OPEN_ID.first(this.db, projectId, fingerprint);

@@ -1,22 +1,18 @@
 import type { Clock } from '../../infra/clock.js';
-import { isUniqueViolation, type Database } from '../../infra/db/index.js';
+import { isUniqueViolation } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError } from '../../infra/errors/index.js';
 import type { Page } from '../../infra/http/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import type { SettingsInput } from './alerts.schemas.js';
-import { AlertsRepository, type AlertFilter, type AlertRow, type AlertSettingsRow, type AlertStatus } from './alerts.repository.js';
+import type { AlertsRepository, AlertFilter, AlertRow, AlertSettingsRow, AlertStatus } from './alerts.repository.js';
 import { DEFAULT_SETTINGS } from './ingest.service.js';
 
 /** Alert views, manual status changes and the project's alert settings. */
 export class AlertsService {
-  private readonly alerts: AlertsRepository;
-
   constructor(
-    db: Database,
+    private readonly alerts: AlertsRepository,
     private readonly clock: Clock,
-  ) {
-    this.alerts = new AlertsRepository(db);
-  }
+  ) {}
 
   list(project: ProjectRow, filter: AlertFilter, page: Page) {
     return this.alerts.list(project.id, filter, page.limit, page.offset);

@@ -3,7 +3,7 @@ import type { Executor } from '../../infra/db/index.js';
 import { INTERNAL_USERNAMES } from '../../infra/reserved-names.js';
 import type { InternalUsers } from '../identity/index.js';
 import { AccessLevel, type IssuesService, type ProjectRow } from '../projects/index.js';
-import { AlertsRepository, type AlertRow } from './alerts.repository.js';
+import type { AlertRow, AlertsRepository } from './alerts.repository.js';
 import { DEFAULT_TITLE } from './normalize.generic.js';
 
 /** The Alert Bot, an internal user created at start-up under its reserved name (identity's InternalUsers). */
@@ -49,6 +49,7 @@ export class Incidents {
   constructor(
     private readonly internalUsers: InternalUsers,
     private readonly issues: IssuesService,
+    private readonly alerts: AlertsRepository,
     private readonly externalUrl: string,
   ) {
     internalUsers.register(ALERT_BOT);
@@ -76,7 +77,7 @@ export class Incidents {
     if (alert.title === DEFAULT_TITLE) {
       await this.issues.update(project, issue, bot, AccessLevel.OWNER, { title: `New: Incident ${issue.iid}` }, trx);
     }
-    const linked = await new AlertsRepository(trx).update(alert.id, { issue_id: issue.id });
+    const linked = await this.alerts.on(trx).update(alert.id, { issue_id: issue.id });
     return linked ?? alert;
   }
 

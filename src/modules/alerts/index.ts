@@ -3,12 +3,13 @@ import type { ProjectRow } from '../projects/index.js';
 import type { AlertsDeps, AlertsModuleDeps } from './alerts.deps.js';
 import { alertsPages } from './alerts.pages.js';
 import { mapAlert } from './alerts.presenter.js';
-import type { AlertRow } from './alerts.repository.js';
+import { AlertsRepository, type AlertRow } from './alerts.repository.js';
 import { alertsRoutes } from './alerts.routes.js';
 import { AlertsService } from './alerts.service.js';
 import { Incidents } from './incidents.js';
 import { ReceiverTargets } from './targets.js';
 import { IngestService } from './ingest.service.js';
+import { IntegrationsRepository } from './integrations.repository.js';
 import { IntegrationsService } from './integrations.service.js';
 import { notifyRoutes } from './notify.routes.js';
 import { maintainerIds } from './recipients.js';
@@ -33,11 +34,13 @@ export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): 
   // Writes to these tables bump the epoch wherever they are made (infra/db/epoch-bumps.ts).
   platform.database.epochs.declare('alerts', ALERTS_EPOCH_TABLES);
   const { db, clock, config } = platform;
-  const incidents = new Incidents(deps.identity.internalUsers, deps.projects.issues, config.externalUrl);
-  const integrations = new IntegrationsService(db, clock, config.tier);
-  const alerts = new AlertsService(db, clock);
+  const alertRows = new AlertsRepository(db);
+  const incidents = new Incidents(deps.identity.internalUsers, deps.projects.issues, alertRows, config.externalUrl);
+  const integrations = new IntegrationsService(new IntegrationsRepository(db), clock, config.tier);
+  const alerts = new AlertsService(alertRows, clock);
   const ingest = new IngestService(
     db,
+    alertRows,
     platform.database.transact,
     clock,
     config.tier,
@@ -48,7 +51,7 @@ export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): 
     (project) => maintainerIds(deps.projects, project, clock.now()),
   );
 
-  const targets = new ReceiverTargets(db, clock, deps.projects.projects, integrations);
+  const targets = new ReceiverTargets(db, alertRows, clock, deps.projects.projects, integrations);
 
   const present = async (alert: AlertRow, project: ProjectRow) => {
     const [byId, issue] = await Promise.all([

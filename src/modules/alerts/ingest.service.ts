@@ -5,7 +5,7 @@ import type { Database, Executor, Transact } from '../../infra/db/index.js';
 import type { AlertEmailOutboxTable } from '../../infra/db/tables/alerts.js';
 import { BadRequestError } from '../../infra/errors/index.js';
 import type { ProjectRow, ProjectsService } from '../projects/index.js';
-import { AlertsRepository, type AlertRow, type AlertSettingsRow } from './alerts.repository.js';
+import type { AlertsRepository, AlertRow, AlertSettingsRow } from './alerts.repository.js';
 import { alertPagePath, type Incidents } from './incidents.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { multipleIntegrations } from './integrations.service.js';
@@ -60,10 +60,9 @@ export interface Received {
  * the open alert, or count one more event on it, or create it (with its incident and emails).
  */
 export class IngestService {
-  private readonly alerts: AlertsRepository;
-
   constructor(
     private readonly db: Database,
+    private readonly alerts: AlertsRepository,
     private readonly transact: Transact,
     private readonly clock: Clock,
     private readonly tier: Tier,
@@ -72,9 +71,7 @@ export class IngestService {
     private readonly incidents: Incidents,
     private readonly recipients: () => AlertRecipients | null,
     private readonly participants: (project: ProjectRow) => Promise<number[]>,
-  ) {
-    this.alerts = new AlertsRepository(db);
-  }
+  ) {}
 
   /**
    * Turns a payload into normalised alerts: Prometheus shape by integration or by content.
@@ -127,7 +124,7 @@ export class IngestService {
 
   private async resolve(ctx: Context, item: NormalizedAlert, now: number, trx: Executor): Promise<AlertRow | null> {
     if (item.fingerprint === null) return null;
-    const resolved = await this.alerts.withExecutor(trx).resolveOpen(ctx.project.id, item.fingerprint, item.endedAt ?? now, now);
+    const resolved = await this.alerts.on(trx).resolveOpen(ctx.project.id, item.fingerprint, item.endedAt ?? now, now);
     if (!resolved) return null;
     if (ctx.settings.auto_close_incident && ctx.bot) await this.incidents.close(ctx.project, resolved, ctx.bot, trx);
     await this.queueEmails(ctx, resolved, 'resolved', trx);
@@ -135,7 +132,7 @@ export class IngestService {
   }
 
   private async fire(ctx: Context, item: NormalizedAlert, now: number, trx: Executor): Promise<Pick<AlertRow, 'iid' | 'title'>> {
-    const alerts = this.alerts.withExecutor(trx);
+    const alerts = this.alerts.on(trx);
     if (item.fingerprint !== null) {
       const grouped = await alerts.incrementOpen(ctx.project.id, item.fingerprint, now);
       if (grouped) return grouped;
@@ -212,6 +209,6 @@ export class IngestService {
       created_at: this.clock.now(),
       sent_at: null,
     }));
-    await this.alerts.withExecutor(trx).queueEmails(rows);
+    await this.alerts.on(trx).queueEmails(rows);
   }
 }

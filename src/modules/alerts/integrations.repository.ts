@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { CompiledOnce, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, Repository } from '../../infra/db/index.js';
 import type { AlertIntegrationsTable } from '../../infra/db/tables/alerts.js';
 
 export type IntegrationRow = Selectable<AlertIntegrationsTable>;
@@ -36,13 +36,7 @@ const PROMETHEUS = new CompiledOnce(1, (db, projectId: number) =>
     .limit(1),
 );
 
-export class IntegrationsRepository {
-  constructor(private readonly db: Executor) {}
-
-  withExecutor(executor: Executor): IntegrationsRepository {
-    return new IntegrationsRepository(executor);
-  }
-
+export class IntegrationsRepository extends Repository {
   // Every write below bumps the `alerts` cache epoch (alerts.epochs.ts): receiver targets are
   // cached against it (targets.ts).
 

@@ -2,12 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { Tier } from '../../config/index.js';
 import type { Clock } from '../../infra/clock.js';
 import { TOKEN_PREFIX, constantTimeEqual, digestToken, generateToken } from '../../infra/crypto.js';
-import type { Database } from '../../infra/db/index.js';
 import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '../../infra/errors/index.js';
 import type { Page } from '../../infra/http/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import type { CreateIntegrationInput, UpdateIntegrationInput } from './alerts.schemas.js';
-import { IntegrationsRepository, type IntegrationRow, type IntegrationType } from './integrations.repository.js';
+import type { IntegrationsRepository, IntegrationRow, IntegrationType } from './integrations.repository.js';
 import { checkMappings, parsePayloadExample, readExample } from './mappings.js';
 import { canonicalJson } from './normalize.common.js';
 
@@ -22,15 +21,11 @@ export interface WithKey {
 
 /** Integrations of a project: who may post alerts, where, and with which key. */
 export class IntegrationsService {
-  private readonly integrations: IntegrationsRepository;
-
   constructor(
-    db: Database,
+    private readonly integrations: IntegrationsRepository,
     private readonly clock: Clock,
     private readonly tier: Tier,
-  ) {
-    this.integrations = new IntegrationsRepository(db);
-  }
+  ) {}
 
   /** Every integration of the project (the settings page shows them all). */
   list(project: ProjectRow): Promise<IntegrationRow[]> {

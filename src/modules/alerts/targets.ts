@@ -1,7 +1,7 @@
 import type { Clock } from '../../infra/clock.js';
 import { EpochCache, type Database } from '../../infra/db/index.js';
 import type { ProjectRow, ProjectsService } from '../projects/index.js';
-import { AlertsRepository, type AlertSettingsRow } from './alerts.repository.js';
+import type { AlertsRepository, AlertSettingsRow } from './alerts.repository.js';
 import { DEFAULT_SETTINGS } from './ingest.service.js';
 import type { IntegrationRow, IntegrationType } from './integrations.repository.js';
 import type { IntegrationsService } from './integrations.service.js';
@@ -25,15 +25,14 @@ export interface ReceiverTarget {
  */
 export class ReceiverTargets {
   private readonly cache: EpochCache<ReceiverTarget | undefined>;
-  private readonly alerts: AlertsRepository;
 
   constructor(
     db: Database,
+    private readonly alerts: AlertsRepository,
     clock: Clock,
     private readonly projects: ProjectsService,
     private readonly integrations: IntegrationsService,
   ) {
-    this.alerts = new AlertsRepository(db);
     this.cache = new EpochCache({ db, epochs: ['projects', 'alerts'], clock, ttlMs: 10_000, maxEntries: 10_000 });
   }
 

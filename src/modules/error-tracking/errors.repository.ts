@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import { containing, type Executor } from '../../infra/db/index.js';
+import { Repository, containing } from '../../infra/db/index.js';
 import type { ErrorStatus, ErrorTrackingErrorEventsTable, ErrorTrackingErrorsTable } from '../../infra/db/tables/error-tracking.js';
 
 export type ErrorRow = Selectable<ErrorTrackingErrorsTable>;
@@ -17,9 +17,7 @@ export interface ErrorFilter {
 const SORT_COLUMN = { last_seen: 'last_seen_at', first_seen: 'first_seen_at', frequency: 'events_count' } as const;
 
 /** Errors and their events (Kysely only). */
-export class ErrorsRepository {
-  constructor(private readonly db: Executor) {}
-
+export class ErrorsRepository extends Repository {
   async list(projectId: number, filter: ErrorFilter, limit: number, offset: number): Promise<{ rows: ErrorRow[]; total: number }> {
     let query = this.db.selectFrom('error_tracking_errors').where('project_id', '=', projectId);
     if (filter.status) query = query.where('status', '=', filter.status);

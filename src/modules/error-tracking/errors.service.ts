@@ -5,7 +5,7 @@ import type { ErrorStatus } from '../../infra/db/tables/error-tracking.js';
 import { ConflictError, NotFoundError } from '../../infra/errors/index.js';
 import type { IssueRow, IssuesService, ProjectRow } from '../projects/index.js';
 import { issueDescription } from './errors.presenter.js';
-import { ErrorsRepository, type ErrorEventRow, type ErrorFilter, type ErrorRow } from './errors.repository.js';
+import type { ErrorsRepository, ErrorEventRow, ErrorFilter, ErrorRow } from './errors.repository.js';
 
 const HOUR = 3_600_000;
 
@@ -24,16 +24,13 @@ export interface ErrorDetails {
 
 /** Reading grouped errors, changing their status, and opening an issue from one. */
 export class ErrorsService {
-  private readonly repo: ErrorsRepository;
-
   constructor(
     private readonly db: Database,
+    private readonly repo: ErrorsRepository,
     private readonly clock: Clock,
     private readonly issues: IssuesService,
     private readonly errorUrl: (projectId: number, errorId: number) => string,
-  ) {
-    this.repo = new ErrorsRepository(db);
-  }
+  ) {}
 
   async list(projectId: number, filter: ErrorFilter, limit: number, offset: number) {
     const { rows, total } = await this.repo.list(projectId, filter, limit, offset);
@@ -88,7 +85,7 @@ export class ErrorsService {
     const description = issueDescription(details, this.errorUrl(project.id, error.id));
     return this.db.transaction().execute(async (trx) => {
       const issue = await this.issues.create(project, actor.user.id, { title: error.title.slice(0, 255), description }, trx);
-      await new ErrorsRepository(trx).update(error.id, { issue_iid: issue.iid }, this.clock.now());
+      await this.repo.on(trx).update(error.id, { issue_iid: issue.iid }, this.clock.now());
       return issue;
     });
   }

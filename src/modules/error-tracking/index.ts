@@ -3,12 +3,15 @@ import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import { collectorRoutes } from './collector.routes.js';
 import { settingsRoutes } from './error-tracking.routes.js';
 import { errorsRoutes } from './errors.routes.js';
+import { ErrorsRepository } from './errors.repository.js';
 import { ErrorsService } from './errors.service.js';
+import { IngestionRepository } from './ingestion.repository.js';
 import { IngestionService } from './ingestion.service.js';
 import { EventQuota } from './event-quota.js';
 import { errorPagesRoutes } from './pages.routes.js';
 import { registerRetentionJob } from './retention.jobs.js';
 import { errorPagePath, type ErrorTrackingDeps, type ErrorTrackingModuleDeps } from './error-tracking.deps.js';
+import { SettingsRepository } from './settings.repository.js';
 import { SettingsService } from './settings.service.js';
 import { ERROR_TRACKING_EPOCH_TABLES } from './error-tracking.epochs.js';
 
@@ -32,14 +35,25 @@ export function createErrorTrackingModule(platform: Platform, deps: ErrorTrackin
   // Writes to these tables bump the epoch wherever they are made (infra/db/epoch-bumps.ts).
   platform.database.epochs.declare('error-tracking', ERROR_TRACKING_EPOCH_TABLES);
   const { db, clock, config, jobs, limiter } = platform;
-  const settings = new SettingsService(db, clock, async (projectId) => (await deps.projects.projects.findById(projectId)) !== undefined);
+  const settings = new SettingsService(
+    db,
+    new SettingsRepository(db),
+    clock,
+    async (projectId) => (await deps.projects.projects.findById(projectId)) !== undefined,
+  );
   const errors = new ErrorsService(
     db,
+    new ErrorsRepository(db),
     clock,
     deps.projects.issues,
     (projectId, errorId) => `${config.externalUrl}${errorPagePath(projectId, errorId)}`,
   );
-  const ingestion = new IngestionService(platform.database.transact, clock, new EventQuota(db, clock, config.errorTrackingMaxEvents));
+  const ingestion = new IngestionService(
+    platform.database.transact,
+    new IngestionRepository(db),
+    clock,
+    new EventQuota(db, clock, config.errorTrackingMaxEvents),
+  );
   const retention = registerRetentionJob(db, jobs, clock, config.errorTrackingRetentionDays);
   const routeDeps: ErrorTrackingDeps = {
     platform,

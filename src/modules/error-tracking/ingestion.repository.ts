@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { CompiledOnce, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, Repository } from '../../infra/db/index.js';
 import type { NormalizedEvent } from './event.js';
 import type { SessionCount } from './sessions.js';
 
@@ -103,9 +103,7 @@ const INSERT_EVENT = new CompiledOnce(
 );
 
 /** The writes of one acknowledged request; every method runs inside the caller's transaction. */
-export class IngestionRepository {
-  constructor(private readonly db: Executor) {}
-
+export class IngestionRepository extends Repository {
   /**
    * Find-or-create the error and count the event in one statement: the unique
    * (project, fingerprint key) index makes two identical events at once land on one row on

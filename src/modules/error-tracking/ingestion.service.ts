@@ -5,7 +5,7 @@ import type { Envelope } from './envelope.js';
 import { clean, normalizeEvent, normalizeEventId, type NormalizedEvent } from './event.js';
 import type { EventQuota } from './event-quota.js';
 import { trimEvent } from './event-trim.js';
-import { IngestionRepository } from './ingestion.repository.js';
+import type { IngestionRepository } from './ingestion.repository.js';
 import { MAX_SESSION_UPDATES, mergeCounts, sessionAggregates, sessionUpdate, type SessionCount } from './sessions.js';
 
 /** Item types an SDK may send that this backend accepts and does not keep (reference C4). */
@@ -25,6 +25,7 @@ class DuplicateEvent extends Error {}
 export class IngestionService {
   constructor(
     private readonly transact: Transact,
+    private readonly rows: IngestionRepository,
     private readonly clock: Clock,
     /** Per-project bound on stored events; none in tests that build the service alone. */
     private readonly quota?: EventQuota,
@@ -88,7 +89,7 @@ export class IngestionService {
 
   private transaction(projectId: number, batch: Batch, now: number): Promise<void> {
     return this.transact(async (trx) => {
-      const repo = new IngestionRepository(trx);
+      const repo = this.rows.on(trx);
       if (batch.event) {
         const errorId = await repo.upsertError(projectId, batch.event.normalized, now);
         if (!(await repo.insertEvent(projectId, errorId, batch.event.normalized, batch.event.payload, now))) throw new DuplicateEvent();

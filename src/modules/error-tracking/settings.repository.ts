@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { CompiledOnce, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, Repository } from '../../infra/db/index.js';
 import type { ErrorTrackingClientKeysTable, ErrorTrackingSettingsTable } from '../../infra/db/tables/error-tracking.js';
 
 export type SettingsRow = Selectable<ErrorTrackingSettingsTable>;
@@ -24,13 +24,7 @@ const GRANT = new CompiledOnce(2, (db, projectId: number, publicKey: string) =>
 );
 
 /** Settings and client keys (Kysely only). */
-export class SettingsRepository {
-  constructor(private readonly db: Executor) {}
-
-  withExecutor(executor: Executor): SettingsRepository {
-    return new SettingsRepository(executor);
-  }
-
+export class SettingsRepository extends Repository {
   find(projectId: number): Promise<SettingsRow | undefined> {
     return this.db.selectFrom('error_tracking_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
   }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../infra/clock.js';
 import { EpochCache, flag, type Database, type Executor } from '../../infra/db/index.js';
 import { NotFoundError, ValidationError } from '../../infra/errors/index.js';
-import { SettingsRepository, type ClientKeyRow, type IngestionGrant, type SettingsRow } from './settings.repository.js';
+import type { SettingsRepository, ClientKeyRow, IngestionGrant, SettingsRow } from './settings.repository.js';
 
 export interface SettingsInput {
   active: boolean;
@@ -32,7 +32,6 @@ const admits = (grant: IngestionGrant | undefined): boolean =>
  * integrated backend exists here, so a setting that is active must be integrated.
  */
 export class SettingsService {
-  private readonly repo: SettingsRepository;
   /**
    * Grants that admitted a request, by project and key: every envelope of an SDK carries the
    * same key. Kept until a settings or key change (`error-tracking` epoch) or a project
@@ -42,11 +41,11 @@ export class SettingsService {
 
   constructor(
     private readonly db: Database,
+    private readonly repo: SettingsRepository,
     private readonly clock: Clock,
     /** Whether the project exists and is not scheduled for deletion (the projects module's answer). */
     private readonly projectLive: (projectId: number) => Promise<boolean>,
   ) {
-    this.repo = new SettingsRepository(db);
     this.grants = new EpochCache({ db, epochs: ['error-tracking', 'projects'], clock, ttlMs: 10_000, maxEntries: 10_000 });
   }
 
@@ -64,7 +63,7 @@ export class SettingsService {
   /** PATCH: the setting must exist; `integrated` keeps its value when not given. */
   async patch(projectId: number, input: SettingsInput): Promise<SettingsRow> {
     return this.db.transaction().execute(async (trx) => {
-      const repo = this.repo.withExecutor(trx);
+      const repo = this.repo.on(trx);
       const current = await repo.find(projectId);
       if (!current) throw new NotFoundError('Error Tracking Setting');
       const integrated = input.integrated ?? current.integrated === 1;
@@ -79,7 +78,7 @@ export class SettingsService {
   async put(projectId: number, input: Required<SettingsInput>): Promise<SettingsRow> {
     checkSetting(input.active, input.integrated);
     return this.db.transaction().execute(async (trx) => {
-      const repo = this.repo.withExecutor(trx);
+      const repo = this.repo.on(trx);
       const now = this.clock.now();
       const values = { active: flag(input.active), integrated: flag(input.integrated) };
       const current = await repo.find(projectId);
@@ -130,7 +129,7 @@ export class SettingsService {
   /** Enabling integrated tracking gives the project a key if it has no active one (reference B1). */
   private async ensureKey(trx: Executor, row: SettingsRow): Promise<void> {
     if (row.active !== 1 || row.integrated !== 1) return;
-    const repo = this.repo.withExecutor(trx);
+    const repo = this.repo.on(trx);
     if ((await repo.countKeys(row.project_id, true)) === 0) await repo.insertKey(row.project_id, newPublicKey(), this.clock.now());
   }
 }

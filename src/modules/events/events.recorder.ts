@@ -1,7 +1,7 @@
 import { PUSH_ACTIONS, REF_TYPES, type DomainEvent, type PushedRef } from '../../infra/bus.js';
 import type { Executor } from '../../infra/db/index.js';
 import { ACTIONS } from './events.actions.js';
-import { EventsRepository, type NewEvent, type NewPushPayload } from './events.repository.js';
+import type { EventsRepository, NewEvent, NewPushPayload } from './events.repository.js';
 
 const COMMIT_TITLE_MAX = 70;
 
@@ -62,9 +62,9 @@ export function pushPayloads(refs: readonly PushedRef[], limit: number): NewPush
 }
 
 /** Turns domain events into activity events, inside the publisher's transaction. */
-export function createRecorder(pushLimit: number) {
+export function createRecorder(rows: EventsRepository, pushLimit: number) {
   return async (event: DomainEvent, executor: Executor): Promise<void> => {
-    const events = new EventsRepository(executor);
+    const events = rows.on(executor);
     const row = (projectId: number | null, authorId: number, action: number, targetType: string | null, targetId: number | null) =>
       ({
         project_id: projectId,

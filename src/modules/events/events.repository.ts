@@ -1,6 +1,6 @@
 import { sql, type Insertable, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../infra/db/schema.js';
-import type { Executor } from '../../infra/db/index.js';
+import { Repository } from '../../infra/db/index.js';
 import type { EventsTable, PushEventPayloadsTable } from '../../infra/db/tables/notifications-events.js';
 import { EXCLUDED_FROM_USER_LISTS } from './events.actions.js';
 
@@ -37,9 +37,7 @@ export const COUNT_LIMIT = 10_000;
 
 type EventsQuery = SelectQueryBuilder<DB, 'events', object>;
 
-export class EventsRepository {
-  constructor(private readonly db: Executor) {}
-
+export class EventsRepository extends Repository {
   async insert(event: NewEvent): Promise<number> {
     const row = await this.db.insertInto('events').values(event).returning('id').executeTakeFirstOrThrow();
     return row.id;

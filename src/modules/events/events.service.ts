@@ -1,10 +1,9 @@
 import type { Actor } from '../../infra/auth/index.js';
-import type { Database } from '../../infra/db/index.js';
 import { BadRequestError } from '../../infra/errors/index.js';
 import type { UserRow } from '../identity/index.js';
 import { AccessLevel, type AccessPolicy, type ProjectRow, type ProjectsService } from '../projects/index.js';
 import { ACTIONS, TARGET_TYPES, type ActionName } from './events.actions.js';
-import { EventsRepository, type EventFilter, type EventSource, type VisibleProjects } from './events.repository.js';
+import type { EventsRepository, EventFilter, EventSource, VisibleProjects } from './events.repository.js';
 
 /** Raw query parameters of the three list routes (reference §2.2). */
 export interface EventsQuery {
@@ -54,15 +53,11 @@ export function parseFilter(query: EventsQuery): EventFilter {
 
 /** Reading activity events with the visibility rules of reference §2.3. */
 export class EventsService {
-  private readonly events: EventsRepository;
-
   constructor(
-    db: Database,
+    private readonly events: EventsRepository,
     private readonly access: AccessPolicy,
     private readonly projects: ProjectsService,
-  ) {
-    this.events = new EventsRepository(db);
-  }
+  ) {}
 
   /** A project's events; the caller has already passed the project lookup. */
   listForProject(actor: Actor | null, project: ProjectRow, level: number, filter: EventFilter, limit: number, offset: number) {

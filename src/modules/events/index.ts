@@ -2,6 +2,7 @@ import { VersionCache } from '../../infra/db/index.js';
 import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import type { EventsModuleDeps } from './events.deps.js';
 import { createRecorder } from './events.recorder.js';
+import { EventsRepository } from './events.repository.js';
 import { activityPageRoutes } from './events.page-routes.js';
 import { eventsRoutes, type EventsAnswer } from './events.routes.js';
 import { EventsService } from './events.service.js';
@@ -26,8 +27,9 @@ export interface EventsModule extends ModuleRoutes {
  */
 export function createEventsModule(platform: Platform, deps: EventsModuleDeps): EventsModule {
   const { identity, projects } = deps;
-  platform.bus.subscribe(createRecorder(platform.config.pushEventActivitiesLimit));
-  const service = new EventsService(platform.db, projects.access, projects.projects);
+  const rows = new EventsRepository(platform.db);
+  platform.bus.subscribe(createRecorder(rows, platform.config.pushEventActivitiesLimit));
+  const service = new EventsService(rows, projects.access, projects.projects);
   const answers = new VersionCache<EventsAnswer>({
     dataVersion: () => platform.database.dataVersion(),
     clock: platform.clock,

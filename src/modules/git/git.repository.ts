@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { Repository } from '../../infra/db/index.js';
 import type { GroupWikiRepositoriesTable, MoveContainerKind, MoveState, RepositoryStorageMovesTable } from '../../infra/db/tables/git.js';
 
 export type MoveRow = Selectable<RepositoryStorageMovesTable>;
@@ -7,13 +7,7 @@ export type GroupWikiRow = Selectable<GroupWikiRepositoriesTable>;
 export type { MoveContainerKind, MoveState };
 
 /** Storage moves, group wiki repositories and pushes in flight (Kysely only). */
-export class GitRepository {
-  constructor(private readonly db: Executor) {}
-
-  withExecutor(executor: Executor): GitRepository {
-    return new GitRepository(executor);
-  }
-
+export class GitRepository extends Repository {
   insertMove(values: {
     kind: MoveContainerKind;
     containerId: number;

@@ -12,7 +12,7 @@
  *
  * `identity.pageAuth.currentUser(request)` gives the signed-in actor or null without redirecting.
  */
-import type { ModuleRoutes, Platform } from '../../infra/platform.js';
+import { noRootRoutes, type ModuleRoutes, type Platform } from '../../infra/platform.js';
 import { bootstrapRoot } from './bootstrap.js';
 import type { IdentityModuleDeps } from './identity.deps.js';
 import { identityRoutes } from './identity.routes.js';
@@ -20,10 +20,13 @@ import { InternalUsers } from './internal-users.js';
 import { PageAuth } from './page-auth.js';
 import { resourceTokenRoutes } from './resource-tokens.routes.js';
 import { ResourceTokensService } from './resource-tokens.service.js';
+import { SessionsRepository } from './sessions.repository.js';
 import { SESSION_COOKIE, SessionsService } from './sessions.service.js';
 import { SignInService } from './sign-in.service.js';
-import { signInRoutes } from './sign-in.routes.js';
+import { signInPages } from './sign-in.routes.js';
+import { TokensRepository } from './tokens.repository.js';
 import { TABLE_TOKEN_CREDENTIALS, TokensService } from './tokens.service.js';
+import { UsersRepository } from './users.repository.js';
 import { UsersService, toActorUser } from './users.service.js';
 import { IDENTITY_CREDENTIALS_TABLES } from './identity.epochs.js';
 
@@ -61,14 +64,15 @@ export function createIdentityModule(platform: Platform, deps: IdentityModuleDep
   // Writes to these tables bump the epoch wherever they are made (infra/db/epoch-bumps.ts).
   platform.database.epochs.declare('credentials', IDENTITY_CREDENTIALS_TABLES);
   const { config, db, clock } = platform;
-  const sessions = new SessionsService(db, clock, {
+  const userRows = new UsersRepository(db);
+  const sessions = new SessionsService(new SessionsRepository(db), clock, {
     idleTimeoutMs: config.sessionIdleTimeoutMinutes * 60_000,
     maxLifetimeMs: config.sessionMaxLifetimeDays * 86_400_000,
   });
-  const users = new UsersService(db, clock, platform.bus, sessions);
-  const tokens = new TokensService(db, clock, config.maxAccessTokenLifetimeDays);
+  const users = new UsersService(db, userRows, clock, platform.bus, sessions);
+  const tokens = new TokensService(db, new TokensRepository(db), clock, config.maxAccessTokenLifetimeDays);
   const pageAuth = new PageAuth(sessions, config);
-  const internalUsers = new InternalUsers(db, users);
+  const internalUsers = new InternalUsers(db, userRows, users);
   const signIn = new SignInService(users, sessions, platform.limiter, config.rateLimits.sign_in);
   const resourceTokens = new ResourceTokensService(db, users, tokens, config, clock);
   platform.resolvers.register({
@@ -102,6 +106,7 @@ export function createIdentityModule(platform: Platform, deps: IdentityModuleDep
       const { lookup, members } = deps.resources();
       resourceTokenRoutes(app, { platform, service: resourceTokens, lookup, members });
     },
-    rootRoutes: async (app) => signInRoutes(app, { platform, users, signIn, pageAuth }),
+    rootRoutes: noRootRoutes,
+    pages: (web) => signInPages(web, { platform, users, signIn, pageAuth }),
   };
 }

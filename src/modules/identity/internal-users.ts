@@ -1,7 +1,7 @@
 import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { ConflictError } from '../../infra/errors/index.js';
 import { RESERVED_TOP_LEVEL_NAMES } from '../../infra/reserved-names.js';
-import { UsersRepository, type UserRow } from './users.repository.js';
+import type { UserRow, UsersRepository } from './users.repository.js';
 import type { UsersService } from './users.service.js';
 
 /** An internal user a system feature acts as (the Alert Bot). */
@@ -31,6 +31,7 @@ export class InternalUsers {
 
   constructor(
     private readonly db: Database,
+    private readonly userRows: UsersRepository,
     private readonly users: UsersService,
   ) {}
 
@@ -85,12 +86,12 @@ export class InternalUsers {
 
   private async recorded(settingKey: string): Promise<UserRow | undefined> {
     const setting = await this.db.selectFrom('instance_settings').select('value').where('key', '=', settingKey).executeTakeFirst();
-    return setting ? new UsersRepository(this.db).findById(Number(setting.value)) : undefined;
+    return setting ? this.userRows.findById(Number(setting.value)) : undefined;
   }
 
   /** The user an earlier version created on first use (a bot with the role's own address), adopted once. */
   private async createdBefore(spec: InternalUserSpec, trx: Executor): Promise<UserRow | undefined> {
-    const user = await new UsersRepository(trx).findByUsername(spec.username);
+    const user = await this.userRows.on(trx).findByUsername(spec.username);
     return user?.bot === 1 && user.email_lower === emailOf(spec.username) ? user : undefined;
   }
 }

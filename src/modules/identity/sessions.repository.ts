@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { Repository } from '../../infra/db/index.js';
 import type { SessionsTable } from '../../infra/db/tables/auth.js';
 import type { UserRow } from './users.repository.js';
 
@@ -10,9 +10,7 @@ export interface SessionWithUser {
   user: Pick<UserRow, 'id' | 'username' | 'is_admin' | 'state' | 'bot'>;
 }
 
-export class SessionsRepository {
-  constructor(private readonly db: Executor) {}
-
+export class SessionsRepository extends Repository {
   insert(session: { digest: string; userId: number; ip: string | null; userAgent: string | null; now: number; expiresAt: number }) {
     return this.db
       .insertInto('sessions')
@@ -44,10 +42,6 @@ export class SessionsRepository {
 
   async deleteByDigest(digest: string): Promise<void> {
     await this.db.deleteFrom('sessions').where('session_digest', '=', digest).execute();
-  }
-
-  withExecutor(executor: Executor): SessionsRepository {
-    return new SessionsRepository(executor);
   }
 
   /** Moves the idle deadline forward; only ever later, so two processes touching at once agree. */

@@ -1,9 +1,9 @@
 import type { ResolvedSession } from '../../infra/auth/index.js';
 import type { Clock } from '../../infra/clock.js';
 import { digestToken } from '../../infra/crypto.js';
-import type { Database, Executor } from '../../infra/db/index.js';
+import type { Executor } from '../../infra/db/index.js';
 import { randomBytes } from 'node:crypto';
-import { SessionsRepository } from './sessions.repository.js';
+import type { SessionsRepository } from './sessions.repository.js';
 import { toActorUser } from './users.service.js';
 
 /** The cookie SPEC "Authentication" names. */
@@ -36,15 +36,13 @@ export interface CreatedSession {
  * never past `created_at` plus the absolute lifetime (docs/decisions.md).
  */
 export class SessionsService {
-  private readonly sessions: SessionsRepository;
   private readonly granularityMs: number;
 
   constructor(
-    db: Database,
+    private readonly sessions: SessionsRepository,
     private readonly clock: Clock,
     private readonly lifetimes: SessionLifetimes,
   ) {
-    this.sessions = new SessionsRepository(db);
     // A short idle timeout needs a finer record of activity than a minute.
     this.granularityMs = Math.min(TOUCH_GRANULARITY_MS, Math.floor(lifetimes.idleTimeoutMs / 10));
   }
@@ -90,6 +88,6 @@ export class SessionsService {
    * knew the old one.
    */
   async endOtherSessions(executor: Executor, userId: number, keepSessionId: number | undefined): Promise<void> {
-    await this.sessions.withExecutor(executor).deleteForUser(userId, keepSessionId);
+    await this.sessions.on(executor).deleteForUser(userId, keepSessionId);
   }
 }

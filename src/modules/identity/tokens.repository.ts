@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import { CompiledOnce, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, Repository } from '../../infra/db/index.js';
 import type { PersonalAccessTokensTable } from '../../infra/db/tables/core.js';
 import type { UserRow } from './users.repository.js';
 
@@ -49,13 +49,7 @@ const TOKEN_BY_DIGEST = new CompiledOnce(1, (db, digest: string) =>
     .where('t.token_digest', '=', digest),
 );
 
-export class TokensRepository {
-  constructor(private readonly db: Executor) {}
-
-  withExecutor(executor: Executor): TokensRepository {
-    return new TokensRepository(executor);
-  }
-
+export class TokensRepository extends Repository {
   insert(token: NewToken): Promise<TokenRow> {
     return this.db
       .insertInto('personal_access_tokens')

@@ -3,7 +3,7 @@ import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js'
 import { EpochCache, type Database, type Executor } from '../../infra/db/index.js';
 import { API_SCOPES, type Actor, type CredentialKind, type ResolvedToken } from '../../infra/auth/index.js';
 import { ForbiddenError, NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
-import { TokensRepository, type TokenKind, type TokenListFilter, type TokenRow } from './tokens.repository.js';
+import type { TokensRepository, TokenKind, TokenListFilter, TokenRow } from './tokens.repository.js';
 import { toActorUser } from './users.service.js';
 
 export interface CreateTokenInput {
@@ -67,7 +67,6 @@ export function validateScopes(scopes: readonly string[], allowed: readonly stri
  * `last_used_at` is written at most once a minute per token, in batches.
  */
 export class TokensService {
-  private readonly tokens: TokensRepository;
   private readonly resolved: EpochCache<ResolvedToken | undefined>;
   private readonly lastTouched = new Map<number, number>();
   private readonly pendingTouches = new Set<number>();
@@ -75,11 +74,11 @@ export class TokensService {
 
   constructor(
     private readonly db: Database,
+    private readonly tokens: TokensRepository,
     private readonly clock: Clock,
     /** MAX_ACCESS_TOKEN_LIFETIME_DAYS: no new token lives longer. */
     private readonly maxLifetimeDays: number,
   ) {
-    this.tokens = new TokensRepository(db);
     this.resolved = new EpochCache({ db, epochs: ['credentials'], clock, ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX });
   }
 
@@ -110,7 +109,7 @@ export class TokensService {
   ): Promise<CreatedToken> {
     const now = this.clock.now();
     const messages: ValidationMessages = {};
-    const repo = options.executor ? this.tokens.withExecutor(options.executor) : this.tokens;
+    const repo = options.executor ? this.tokens.on(options.executor) : this.tokens;
     if (input.name.trim() === '') messages.name = ["can't be blank"];
     // A token acts as its owner, so it carries no scope its owner may not hold: the admin scopes
     // need an administrator owner (read only when asked for, and again at each rotation).
@@ -232,13 +231,13 @@ export class TokensService {
    * the whole chain it belongs to is revoked, so the token that replaced it stops working too.
    */
   async revokeFamily(id: number): Promise<void> {
-    await this.db.transaction().execute((trx) => this.tokens.withExecutor(trx).revokeFamily(id));
+    await this.db.transaction().execute((trx) => this.tokens.on(trx).revokeFamily(id));
   }
 
   /** Revokes the token and issues a new one with the same name, scopes and owner. */
   async rotate(row: TokenRow, expiresAt: string | null | undefined): Promise<CreatedToken> {
     return this.db.transaction().execute(async (trx) => {
-      await this.tokens.withExecutor(trx).revoke(row.id);
+      await this.tokens.on(trx).revoke(row.id);
       const defaultExpiry = dateAfter(this.clock.now(), Math.min(ROTATION_DAYS, this.maxLifetimeDays));
       return this.create(
         row.user_id,

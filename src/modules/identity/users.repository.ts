@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { CompiledOnce, containing, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, Repository, containing } from '../../infra/db/index.js';
 import type { UsersTable } from '../../infra/db/tables/core.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -30,13 +30,7 @@ export interface UserFilter {
 
 const USER_BY_ID = new CompiledOnce<UserRow, [number]>(1, (db, id) => db.selectFrom('users').selectAll().where('id', '=', id));
 
-export class UsersRepository {
-  constructor(private readonly db: Executor) {}
-
-  withExecutor(executor: Executor): UsersRepository {
-    return new UsersRepository(executor);
-  }
-
+export class UsersRepository extends Repository {
   async insert(user: NewUser): Promise<UserRow> {
     return this.db
       .insertInto('users')

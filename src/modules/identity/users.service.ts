@@ -7,7 +7,7 @@ import { idOf, isNumericRef } from '../../infra/refs.js';
 import { pathProblem } from '../../infra/reserved-names.js';
 import type { ActorUser } from '../../infra/auth/index.js';
 import type { SessionsService } from './sessions.service.js';
-import { UsersRepository, type UserFilter, type UserRow, type UserUpdate } from './users.repository.js';
+import type { UsersRepository, UserFilter, UserRow, UserUpdate } from './users.repository.js';
 
 export interface CreateUserInput {
   username: string;
@@ -57,17 +57,15 @@ const OWN_ROW_TTL_MS = 5_000;
 const OWN_ROWS_MAX = 10_000;
 
 export class UsersService {
-  private readonly users: UsersRepository;
   private readonly ownRows = new Map<number, { row: UserRow; until: number }>();
 
   constructor(
     private readonly db: Database,
+    private readonly users: UsersRepository,
     private readonly clock: Clock,
     private readonly bus: DomainEventBus,
     private readonly sessions: SessionsService,
-  ) {
-    this.users = new UsersRepository(db);
-  }
+  ) {}
 
   /**
    * Creates an account; a caller with its own transaction (bot users of access tokens) passes it.
@@ -80,13 +78,13 @@ export class UsersService {
     if (usernameProblem) messages.username = [usernameProblem];
     checkProfile(input, messages);
     if (Object.keys(messages).length > 0) throw new ValidationError(messages);
-    const repo = executor ? this.users.withExecutor(executor) : this.users;
+    const repo = executor ? this.users.on(executor) : this.users;
     if (await repo.findByUsername(input.username)) throw new ConflictError('Username has already been taken');
     // Bots (project and group token users) never sign in with a password: they get none.
     const passwordHash = input.bot ? null : await hashPassword(input.password ?? randomPassword());
     const now = this.clock.now();
     const run = async (trx: Executor) => {
-      const user = await this.users.withExecutor(trx).insert({
+      const user = await this.users.on(trx).insert({
         username: input.username,
         name: input.name,
         email: input.email,
@@ -169,7 +167,7 @@ export class UsersService {
    */
   private async updateRow(id: number, changes: UserUpdate, also?: (trx: Executor) => Promise<void>): Promise<UserRow | undefined> {
     const row = await this.db.transaction().execute(async (trx) => {
-      const updated = await this.users.withExecutor(trx).update(id, changes);
+      const updated = await this.users.on(trx).update(id, changes);
       if (updated && also) await also(trx);
       return updated;
     });

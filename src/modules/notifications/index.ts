@@ -2,6 +2,7 @@ import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import type { NotificationsModuleDeps } from './notifications.deps.js';
 import { notificationsPageRoutes } from './notifications.page-routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
+import { NotificationsRepository } from './notifications.repository.js';
 import { NotificationsService } from './notifications.service.js';
 
 export { NotificationsService } from './notifications.service.js';
@@ -21,7 +22,7 @@ export interface NotificationsModule extends ModuleRoutes {
  */
 export function createNotificationsModule(platform: Platform, deps: NotificationsModuleDeps): NotificationsModule {
   const { identity, projects } = deps;
-  const service = new NotificationsService(platform.db, platform.clock, platform.config.tier, {
+  const service = new NotificationsService(new NotificationsRepository(platform.db), platform.clock, platform.config.tier, {
     users: identity.users,
     projects: projects.projects,
     groups: projects.groups,

@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { Repository } from '../../infra/db/index.js';
 import type { NotificationSettingsTable, UserEmailsTable } from '../../infra/db/tables/notifications-events.js';
 import type { SourceKind } from './notifications.levels.js';
 
@@ -10,13 +10,7 @@ export type SettingChanges = Updateable<NotificationSettingsTable>;
 /** The global setting has no source; it is stored with source_id 0. */
 export const GLOBAL_SOURCE_ID = 0;
 
-export class NotificationsRepository {
-  constructor(private readonly db: Executor) {}
-
-  withExecutor(executor: Executor): NotificationsRepository {
-    return new NotificationsRepository(executor);
-  }
-
+export class NotificationsRepository extends Repository {
   find(userId: number, kind: SourceKind, sourceId: number): Promise<NotificationSettingRow | undefined> {
     return this.db
       .selectFrom('notification_settings')

@@ -1,6 +1,6 @@
 import type { Tier } from '../../config/index.js';
 import type { Clock } from '../../infra/clock.js';
-import { isUniqueViolation, type Database } from '../../infra/db/index.js';
+import { isUniqueViolation } from '../../infra/db/index.js';
 import { BadRequestError, ValidationError } from '../../infra/errors/index.js';
 import type { UserRow, UsersService } from '../identity/index.js';
 import type { GroupsService, MembersService, ProjectsService } from '../projects/index.js';
@@ -46,16 +46,12 @@ const MAX_EMAIL_LENGTH = 255;
  * platform connection: call these outside an open SQLite transaction.
  */
 export class NotificationsService {
-  private readonly settings: NotificationsRepository;
-
   constructor(
-    db: Database,
+    private readonly settings: NotificationsRepository,
     private readonly clock: Clock,
     private readonly tier: Tier,
     private readonly deps: NotificationsDeps,
-  ) {
-    this.settings = new NotificationsRepository(db);
-  }
+  ) {}
 
   /** The global setting; the first read saves the default `participating` (reference §1.5). */
   async getGlobal(user: UserRow): Promise<GlobalSettingView> {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { CompiledOnce, isUniqueViolation, type Executor, type Transact } from '../../infra/db/index.js';
+import { CompiledOnce, type Executor, Repository, type Transact, isUniqueViolation } from '../../infra/db/index.js';
 import type {
   AccessTokenRow,
   ApplicationRow,
@@ -87,12 +87,14 @@ const ROTATE_TOKEN = new CompiledOnce(2, (db, now: number, id: number) =>
 );
 
 /** Kysely implementation of OAuthStorage; plain rows in and out. */
-export class OAuthRepository implements OAuthStorage {
+export class OAuthRepository extends Repository implements OAuthStorage {
   constructor(
-    private readonly db: Executor,
+    db: Executor,
     /** Write transactions share commits on SQLite (infra/db/write-batcher.ts). */
     private readonly transact: Transact,
-  ) {}
+  ) {
+    super(db);
+  }
 
   async transaction<T>(work: (storage: OAuthStorage) => Promise<T>): Promise<T> {
     return this.atomically(work);
@@ -104,7 +106,7 @@ export class OAuthRepository implements OAuthStorage {
    */
   private async atomically<T>(work: (repo: OAuthRepository) => Promise<T>): Promise<T> {
     if (this.db.isTransaction) return work(this);
-    return this.transact((trx) => work(new OAuthRepository(trx, this.transact)));
+    return this.transact((trx) => work(this.on(trx)));
   }
 
   insertApplication(app: NewApplication): Promise<ApplicationRow> {
@@ -240,8 +242,8 @@ export class OAuthRepository implements OAuthStorage {
   }
 
   /** A storage on another executor (a publisher's open transaction, infra/bus.ts). */
-  on(executor: Executor): OAuthStorage {
-    return new OAuthRepository(executor, this.transact);
+  override on(executor: Executor): this {
+    return new OAuthRepository(executor, this.transact) as this;
   }
 
   async endUserAccess(userId: number, now: number): Promise<void> {

@@ -1,9 +1,8 @@
 import type { Actor } from '../../infra/auth/index.js';
 import type { Clock } from '../../infra/clock.js';
-import type { Executor } from '../../infra/db/index.js';
 import { ForbiddenError, NotFoundError } from '../../infra/errors/index.js';
-import { MembersRepository } from './members.repository.js';
-import { NamespacesRepository, type NamespaceRow } from './namespaces.repository.js';
+import type { MembersRepository } from './members.repository.js';
+import type { NamespacesRepository, NamespaceRow } from './namespaces.repository.js';
 import type { ProjectRow, ProjectScope } from './projects.repository.js';
 import type { ListScope } from './scopes.js';
 
@@ -25,16 +24,11 @@ export type Visibility = 'private' | 'internal' | 'public';
  * membership of the namespace or any ancestor group, or owning the personal namespace.
  */
 export class AccessPolicy {
-  private readonly namespaces: NamespacesRepository;
-  private readonly members: MembersRepository;
-
   constructor(
-    db: Executor,
+    private readonly namespaces: NamespacesRepository,
+    private readonly members: MembersRepository,
     private readonly clock: Clock,
-  ) {
-    this.namespaces = new NamespacesRepository(db);
-    this.members = new MembersRepository(db);
-  }
+  ) {}
 
   async namespaceLevel(actor: Actor | null, namespace: NamespaceRow): Promise<number> {
     if (!actor) return AccessLevel.NONE;

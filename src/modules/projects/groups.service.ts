@@ -1,15 +1,15 @@
 import type { Actor } from '../../infra/auth/index.js';
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
-import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
+import { isUniqueViolation, type Database } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError } from '../../infra/errors/index.js';
 import { idOf, isNumericRef } from '../../infra/refs.js';
 import type { JobQueue } from '../../infra/jobs/index.js';
 import { AccessLevel, type AccessPolicy } from './access.js';
-import { MembersRepository } from './members.repository.js';
-import { NamespacesRepository, pathPrefixes, type GroupFilter, type NamespaceRow } from './namespaces.repository.js';
+import type { MembersRepository } from './members.repository.js';
+import { pathPrefixes, type GroupFilter, type NamespaceRow, type NamespacesRepository } from './namespaces.repository.js';
 import { checkNameAndPath, checkVisibilityWithin, pathFromName } from './paths.js';
-import { ProjectsRepository } from './projects.repository.js';
+import type { ProjectsRepository } from './projects.repository.js';
 
 export interface CreateGroupInput {
   name: string;
@@ -38,17 +38,16 @@ export type Found<T> =
 export const GROUP_REMOVAL_JOB = 'groups.remove';
 
 export class GroupsService {
-  private readonly namespaces: NamespacesRepository;
-
   constructor(
     private readonly db: Database,
+    private readonly namespaces: NamespacesRepository,
+    private readonly members: MembersRepository,
+    private readonly projects: ProjectsRepository,
     private readonly clock: Clock,
     private readonly access: AccessPolicy,
     private readonly jobs: JobQueue,
     private readonly bus: DomainEventBus,
-  ) {
-    this.namespaces = new NamespacesRepository(db);
-  }
+  ) {}
 
   /** By id or full path; a renamed group's old path answers with where it went. */
   async findByRef(ref: string): Promise<Found<NamespaceRow>> {
@@ -83,7 +82,7 @@ export class GroupsService {
     const now = this.clock.now();
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const namespaces = this.namespaces.withExecutor(trx);
+        const namespaces = this.namespaces.on(trx);
         await namespaces.dropRedirect(fullPath);
         const group = await namespaces.insert({
           kind: 'group',
@@ -96,7 +95,7 @@ export class GroupsService {
           description: input.description ?? '',
           now,
         });
-        await new MembersRepository(trx).insert('namespace', group.id, actor.user.id, AccessLevel.OWNER, actor.user.id, null, now);
+        await this.members.on(trx).insert('namespace', group.id, actor.user.id, AccessLevel.OWNER, actor.user.id, null, now);
         await this.bus.publish({ type: 'group_created', namespaceId: group.id, authorId: actor.user.id, at: now }, trx);
         return group;
       });
@@ -116,10 +115,10 @@ export class GroupsService {
     const newFullPath = parent ? `${parent.full_path}/${newPath}` : newPath;
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const namespaces = this.namespaces.withExecutor(trx);
+        const namespaces = this.namespaces.on(trx);
         if (newFullPath !== group.full_path) {
           await namespaces.dropRedirect(newFullPath);
-          await moveTree(trx, group.full_path, newFullPath, now);
+          await moveTree(namespaces, this.projects.on(trx), group.full_path, newFullPath, now);
           await namespaces.addRedirect(group.full_path, 'namespace', group.id, now);
         }
         const updated = await namespaces.update(group.id, {
@@ -144,11 +143,11 @@ export class GroupsService {
   async scheduleRemoval(group: NamespaceRow): Promise<void> {
     const now = this.clock.now();
     await this.db.transaction().execute(async (trx) => {
-      const namespaces = this.namespaces.withExecutor(trx);
+      const namespaces = this.namespaces.on(trx);
       const below = await namespaces.descendants(group.full_path);
       for (const ns of [group, ...below]) await namespaces.update(ns.id, { pending_delete: 1, updated_at: now });
-      const projects = await new ProjectsRepository(trx).listInNamespaces([group.id, ...below.map((n) => n.id)]);
-      for (const p of projects) await new ProjectsRepository(trx).update(p.id, { pending_delete: 1, updated_at: now });
+      const projects = await this.projects.on(trx).listInNamespaces([group.id, ...below.map((n) => n.id)]);
+      for (const p of projects) await this.projects.on(trx).update(p.id, { pending_delete: 1, updated_at: now });
       await this.jobs.enqueue(trx, GROUP_REMOVAL_JOB, { groupId: group.id });
     });
   }
@@ -197,9 +196,13 @@ export async function resolveRedirect(namespaces: NamespacesRepository, ref: str
 }
 
 /** Rewrites full paths of every namespace and project below `from` to live below `to`. */
-async function moveTree(trx: Executor, from: string, to: string, now: number): Promise<void> {
-  const namespaces = new NamespacesRepository(trx);
-  const projects = new ProjectsRepository(trx);
+async function moveTree(
+  namespaces: NamespacesRepository,
+  projects: ProjectsRepository,
+  from: string,
+  to: string,
+  now: number,
+): Promise<void> {
   const below = await namespaces.descendants(from);
   for (const ns of below) {
     const fullPath = to + ns.full_path.slice(from.length);

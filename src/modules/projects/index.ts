@@ -6,7 +6,12 @@ import { issuesRoutes } from './issues.routes.js';
 import { IssuesService } from './issues.service.js';
 import { membersRoutes } from './members.routes.js';
 import { MembersService } from './members.service.js';
+import { IssuesRepository } from './issues.repository.js';
+import { JobsRepository } from './jobs.repository.js';
+import { MembersRepository } from './members.repository.js';
 import { NamespacesRepository } from './namespaces.repository.js';
+import { ProjectsRepository } from './projects.repository.js';
+import { SnippetsRepository } from './snippets.repository.js';
 import { ProjectLookup } from './projects.lookup.js';
 import { projectsRoutes } from './projects.routes.js';
 import { ProjectsService } from './projects.service.js';
@@ -57,13 +62,18 @@ export function createProjectsModule(platform: Platform, moduleDeps: ProjectsMod
   const { identity, spam } = moduleDeps;
   const { db, clock, bus, jobs, config } = platform;
   const storages = Object.keys(config.storages);
-  const access = new AccessPolicy(db, clock);
-  const groups = new GroupsService(db, clock, access, jobs, bus);
-  const projects = new ProjectsService(db, clock, bus, access, jobs, storages);
-  const members = new MembersService(db, clock, bus);
-  const issues = new IssuesService(db, clock, bus, spam);
-  const snippets = new SnippetsService(db, clock, bus, storages[0] ?? 'default', spam);
-  const ciJobs = new JobsService(db, clock);
+  const rows = {
+    namespaces: new NamespacesRepository(db),
+    projects: new ProjectsRepository(db),
+    members: new MembersRepository(db),
+  };
+  const access = new AccessPolicy(rows.namespaces, rows.members, clock);
+  const groups = new GroupsService(db, rows.namespaces, rows.members, rows.projects, clock, access, jobs, bus);
+  const projects = new ProjectsService(db, rows.projects, rows.namespaces, clock, bus, access, jobs, storages);
+  const members = new MembersService(db, rows.members, clock, bus);
+  const issues = new IssuesService(db, new IssuesRepository(db), rows.projects, clock, bus, spam);
+  const snippets = new SnippetsService(db, new SnippetsRepository(db), clock, bus, storages[0] ?? 'default', spam);
+  const ciJobs = new JobsService(new JobsRepository(db), clock);
   // Job tokens are resolved here (DESIGN.md §2): the hook asks only on allow-listed routes.
   platform.resolvers.register({ jobToken: (secret) => ciJobs.resolve(secret) });
   const lookup = new ProjectLookup(projects, groups, access, config.externalUrl);
@@ -71,7 +81,7 @@ export function createProjectsModule(platform: Platform, moduleDeps: ProjectsMod
   // Every user owns a personal namespace named after them, created in the same transaction.
   bus.subscribe(async (event, executor) => {
     if (event.type !== 'user_created') return;
-    await new NamespacesRepository(executor).insert({
+    await rows.namespaces.on(executor).insert({
       kind: 'user',
       name: event.name,
       path: event.username,
@@ -83,7 +93,7 @@ export function createProjectsModule(platform: Platform, moduleDeps: ProjectsMod
       now: event.at,
     });
   });
-  registerRemovalJobs(db, jobs, bus, clock);
+  registerRemovalJobs(db, rows, jobs, bus, clock);
 
   const deps: ProjectsRouteDeps = { platform, users: identity.users, access, lookup, groups, projects, members, issues, snippets };
   return {

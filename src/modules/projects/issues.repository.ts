@@ -1,5 +1,5 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
-import { containing, type Executor } from '../../infra/db/index.js';
+import { Repository, containing } from '../../infra/db/index.js';
 import type { IssuesTable, NotesTable } from '../../infra/db/tables/core.js';
 
 export type IssueRow = Selectable<IssuesTable>;
@@ -21,13 +21,7 @@ export interface IssueFilter {
 /** Characters of a description that a search looks at. */
 export const SEARCHED_DESCRIPTION = 10_000;
 
-export class IssuesRepository {
-  constructor(private readonly db: Executor) {}
-
-  withExecutor(executor: Executor): IssuesRepository {
-    return new IssuesRepository(executor);
-  }
-
+export class IssuesRepository extends Repository {
   insert(values: {
     projectId: number;
     iid: number;

@@ -4,10 +4,9 @@ import type { Clock } from '../../infra/clock.js';
 import type { Database, Executor } from '../../infra/db/index.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
 import { AccessLevel } from './access.js';
-import { IssuesRepository, type IssueFilter, type IssueRow, type NoteRow } from './issues.repository.js';
-import type { ProjectRow } from './projects.repository.js';
+import type { IssueFilter, IssueRow, IssuesRepository, NoteRow } from './issues.repository.js';
 import type { SpamChecker, SpamContext } from '../spam/index.js';
-import { ProjectsRepository } from './projects.repository.js';
+import type { ProjectRow, ProjectsRepository } from './projects.repository.js';
 
 export interface CreateIssueInput {
   title: string;
@@ -49,16 +48,14 @@ function checkNote(body: string): void {
 
 /** Issues (per-project `iid`, opened/closed, issue or incident) and their notes. */
 export class IssuesService {
-  private readonly issues: IssuesRepository;
-
   constructor(
     private readonly db: Database,
+    private readonly issues: IssuesRepository,
+    private readonly projects: ProjectsRepository,
     private readonly clock: Clock,
     private readonly bus: DomainEventBus,
     private readonly spam: SpamChecker | null = null,
-  ) {
-    this.issues = new IssuesRepository(db);
-  }
+  ) {}
 
   /** An issue a person submits through the API: spam rules run first (SPEC "Errors" rule 5). */
   async createFromUser(
@@ -79,8 +76,8 @@ export class IssuesService {
     checkIssue(input);
     const run = async (trx: Executor) => {
       const now = this.clock.now();
-      const iid = await new ProjectsRepository(trx).nextInternalId(project.id, 'issues');
-      const issue = await this.issues.withExecutor(trx).insert({
+      const iid = await this.projects.on(trx).nextInternalId(project.id, 'issues');
+      const issue = await this.issues.on(trx).insert({
         projectId: project.id,
         iid,
         title: input.title,
@@ -110,7 +107,7 @@ export class IssuesService {
 
   /** By id; other modules pass their transaction when they read inside one. */
   findById(id: number, executor?: Executor): Promise<IssueRow | undefined> {
-    return (executor ? this.issues.withExecutor(executor) : this.issues).findById(id);
+    return (executor ? this.issues.on(executor) : this.issues).findById(id);
   }
 
   canSee(issue: IssueRow, actor: Actor | null, level: number): boolean {
@@ -137,7 +134,7 @@ export class IssuesService {
       const now = this.clock.now();
       const closing = input.state_event === 'close' && issue.state !== 'closed';
       const reopening = input.state_event === 'reopen' && issue.state === 'closed';
-      const updated = await this.issues.withExecutor(trx).update(issue.id, {
+      const updated = await this.issues.on(trx).update(issue.id, {
         updated_at: now,
         ...(input.title !== undefined ? { title: input.title } : {}),
         ...(input.description !== undefined ? { description: input.description } : {}),
@@ -196,7 +193,7 @@ export class IssuesService {
     const run = async (trx: Executor) => {
       const now = this.clock.now();
       const note = await this.issues
-        .withExecutor(trx)
+        .on(trx)
         .insertNote({ projectId: project.id, noteableType: 'Issue', noteableId: issue.id, authorId, body, system, now });
       if (!system) await this.bus.publish({ type: 'note_created', projectId: project.id, noteId: note.id, authorId, at: now }, trx);
       return note;

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { Repository } from '../../infra/db/index.js';
 import type { CiJobsTable } from '../../infra/db/tables/auth.js';
 import type { UserRow } from '../identity/index.js';
 
@@ -11,9 +11,7 @@ export interface JobWithUser {
   user: Pick<UserRow, 'id' | 'username' | 'is_admin' | 'state' | 'bot'>;
 }
 
-export class JobsRepository {
-  constructor(private readonly db: Executor) {}
-
+export class JobsRepository extends Repository {
   insert(job: { projectId: number; userId: number; digest: string; name: string; ref: string; now: number }): Promise<JobRow> {
     return this.db
       .insertInto('ci_jobs')

@@ -1,10 +1,9 @@
 import type { Actor, ResolvedJob } from '../../infra/auth/index.js';
 import type { Clock } from '../../infra/clock.js';
 import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js';
-import type { Database } from '../../infra/db/index.js';
 import { BadRequestError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
 import { toActorUser } from '../identity/index.js';
-import { JobsRepository, type JobRow, type JobStatus } from './jobs.repository.js';
+import type { JobsRepository, JobRow, JobStatus } from './jobs.repository.js';
 import type { ProjectRow } from './projects.repository.js';
 
 export interface CreateJobInput {
@@ -18,14 +17,10 @@ export interface CreateJobInput {
  * who started the job, on that job's project only, until the job ends.
  */
 export class JobsService {
-  private readonly jobs: JobsRepository;
-
   constructor(
-    db: Database,
+    private readonly jobs: JobsRepository,
     private readonly clock: Clock,
-  ) {
-    this.jobs = new JobsRepository(db);
-  }
+  ) {}
 
   async create(project: ProjectRow, actor: Actor, input: CreateJobInput): Promise<{ row: JobRow; token: string }> {
     const name = input.name ?? 'job';

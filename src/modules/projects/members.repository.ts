@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { Repository } from '../../infra/db/index.js';
 import type { MembersTable } from '../../infra/db/tables/core.js';
 
 export type MemberRow = Selectable<MembersTable>;
@@ -17,13 +17,7 @@ const MEMBER_COLUMNS = [
   'updated_at',
 ] as const satisfies readonly (keyof MemberRow)[];
 
-export class MembersRepository {
-  constructor(private readonly db: Executor) {}
-
-  withExecutor(executor: Executor): MembersRepository {
-    return new MembersRepository(executor);
-  }
-
+export class MembersRepository extends Repository {
   insert(
     kind: SourceKind,
     sourceId: number,

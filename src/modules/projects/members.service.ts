@@ -4,7 +4,7 @@ import type { Clock } from '../../infra/clock.js';
 import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
 import { AccessLevel, MEMBER_LEVELS } from './access.js';
-import { MembersRepository, type MemberRow, type SourceKind } from './members.repository.js';
+import type { MembersRepository, MemberRow, SourceKind } from './members.repository.js';
 
 export interface MemberInput {
   user_id: number;
@@ -38,15 +38,12 @@ const LAST_OWNER = '400 Bad request - A group must have at least one owner';
 
 /** Memberships of groups (`namespace`) and projects, with the events they produce. */
 export class MembersService {
-  private readonly members: MembersRepository;
-
   constructor(
     private readonly db: Database,
+    private readonly members: MembersRepository,
     private readonly clock: Clock,
     private readonly bus: DomainEventBus,
-  ) {
-    this.members = new MembersRepository(db);
-  }
+  ) {}
 
   /**
    * A person joins. A token's bot is refused: it joins only with its token (`addTokenBot`), since
@@ -92,9 +89,7 @@ export class MembersService {
     const now = this.clock.now();
     const expiresAt = parseExpiry(input.expires_at, now);
     const run = async (trx: Executor) => {
-      const row = await this.members
-        .withExecutor(trx)
-        .insert(kind, sourceId, input.user_id, input.access_level, actor.user.id, expiresAt, now);
+      const row = await this.members.on(trx).insert(kind, sourceId, input.user_id, input.access_level, actor.user.id, expiresAt, now);
       await this.bus.publish(
         {
           type: 'member_joined',
@@ -147,7 +142,7 @@ export class MembersService {
     if (await this.isLastOwner(row)) throw new BadRequestError(LAST_OWNER);
     const now = this.clock.now();
     await this.db.transaction().execute(async (trx) => {
-      await this.members.withExecutor(trx).delete(row.id);
+      await this.members.on(trx).delete(row.id);
       await this.bus.publish(
         { type: 'member_left', projectId: projectIdForEvents, namespaceId: kind === 'namespace' ? sourceId : null, userId, at: now },
         trx,

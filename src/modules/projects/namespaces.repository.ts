@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { below, containing, type Executor } from '../../infra/db/index.js';
+import { type Executor, Repository, below, containing } from '../../infra/db/index.js';
 import type { NamespacesTable } from '../../infra/db/tables/core.js';
 import { memberNamespaceIds, type ListScope } from './scopes.js';
 
@@ -42,13 +42,7 @@ function directMemberships(db: Executor, userId: number, now: number, minAccess:
     .where((eb) => eb.or([eb('dm.expires_at', 'is', null), eb('dm.expires_at', '>', now)]));
 }
 
-export class NamespacesRepository {
-  constructor(private readonly db: Executor) {}
-
-  withExecutor(executor: Executor): NamespacesRepository {
-    return new NamespacesRepository(executor);
-  }
-
+export class NamespacesRepository extends Repository {
   insert(ns: NewNamespace): Promise<NamespaceRow> {
     return this.db
       .insertInto('namespaces')

@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { CompiledOnce, containing, type Executor } from '../../infra/db/index.js';
+import { CompiledOnce, Repository, containing } from '../../infra/db/index.js';
 import type { ProjectsTable } from '../../infra/db/tables/core.js';
 import { memberNamespaceIds, memberProjectIds, personalNamespaceIds, type ListScope } from './scopes.js';
 
@@ -56,13 +56,7 @@ const NEXT_INTERNAL_ID = new CompiledOnce<{ last_value: number }, [number, strin
     .returning('last_value'),
 );
 
-export class ProjectsRepository {
-  constructor(private readonly db: Executor) {}
-
-  withExecutor(executor: Executor): ProjectsRepository {
-    return new ProjectsRepository(executor);
-  }
-
+export class ProjectsRepository extends Repository {
   insert(p: NewProject): Promise<ProjectRow> {
     return this.db
       .insertInto('projects')

@@ -7,9 +7,9 @@ import { idOf, isNumericRef } from '../../infra/refs.js';
 import type { JobQueue } from '../../infra/jobs/index.js';
 import { AccessLevel, type AccessPolicy } from './access.js';
 import { resolveRedirect, type Found } from './groups.service.js';
-import { NamespacesRepository, type NamespaceRow } from './namespaces.repository.js';
+import type { NamespacesRepository, NamespaceRow } from './namespaces.repository.js';
 import { checkNameAndPath, checkVisibilityWithin, pathFromName } from './paths.js';
-import { ProjectsRepository, type ProjectFilter, type ProjectRow } from './projects.repository.js';
+import type { ProjectsRepository, ProjectFilter, ProjectRow } from './projects.repository.js';
 
 export interface CreateProjectInput {
   name?: string | undefined;
@@ -31,20 +31,16 @@ export interface UpdateProjectInput {
 export const PROJECT_REMOVAL_JOB = 'projects.remove';
 
 export class ProjectsService {
-  private readonly projects: ProjectsRepository;
-  private readonly namespaces: NamespacesRepository;
-
   constructor(
     private readonly db: Database,
+    private readonly projects: ProjectsRepository,
+    private readonly namespaces: NamespacesRepository,
     private readonly clock: Clock,
     private readonly bus: DomainEventBus,
     private readonly access: AccessPolicy,
     private readonly jobs: JobQueue,
     private readonly storages: readonly string[],
-  ) {
-    this.projects = new ProjectsRepository(db);
-    this.namespaces = new NamespacesRepository(db);
-  }
+  ) {}
 
   /** By id or full path; a renamed project's (or group's) old path answers with where it went. */
   async findByRef(ref: string): Promise<Found<ProjectRow>> {
@@ -80,7 +76,7 @@ export class ProjectsService {
 
   /** The next per-project number for `usage` (alerts, ...) inside the caller's transaction. */
   nextInternalId(projectId: number, usage: string, executor: Executor): Promise<number> {
-    return this.projects.withExecutor(executor).nextInternalId(projectId, usage);
+    return this.projects.on(executor).nextInternalId(projectId, usage);
   }
 
   namespaceOf(project: ProjectRow): Promise<NamespaceRow | undefined> {
@@ -105,8 +101,8 @@ export class ProjectsService {
     const now = this.clock.now();
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const projects = this.projects.withExecutor(trx);
-        await this.namespaces.withExecutor(trx).dropRedirect(fullPath);
+        const projects = this.projects.on(trx);
+        await this.namespaces.on(trx).dropRedirect(fullPath);
         const project = await projects.insert({
           namespaceId: namespace.id,
           name,
@@ -138,11 +134,11 @@ export class ProjectsService {
     try {
       return await this.db.transaction().execute(async (trx) => {
         if (fullPath !== project.full_path) {
-          const namespaces = this.namespaces.withExecutor(trx);
+          const namespaces = this.namespaces.on(trx);
           await namespaces.dropRedirect(fullPath);
           await namespaces.addRedirect(project.full_path, 'project', project.id, now);
         }
-        const updated = await this.projects.withExecutor(trx).update(project.id, {
+        const updated = await this.projects.on(trx).update(project.id, {
           updated_at: now,
           path,
           full_path: fullPath,
@@ -164,7 +160,7 @@ export class ProjectsService {
   /** Hidden at once; the job worker removes rows and repositories (DELETE answers 202). */
   async scheduleRemoval(project: ProjectRow): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await this.projects.withExecutor(trx).update(project.id, { pending_delete: 1, updated_at: this.clock.now() });
+      await this.projects.on(trx).update(project.id, { pending_delete: 1, updated_at: this.clock.now() });
       await this.jobs.enqueue(trx, PROJECT_REMOVAL_JOB, { projectId: project.id });
     });
   }
@@ -180,11 +176,11 @@ export class ProjectsService {
 
   /** `executor`: a storage move switches the storage inside its own transaction. */
   async setStorage(projectId: number, storage: string, readOnly: boolean, executor: Executor = this.db): Promise<void> {
-    await this.projects.withExecutor(executor).update(projectId, { repository_storage: storage, repository_read_only: readOnly ? 1 : 0 });
+    await this.projects.on(executor).update(projectId, { repository_storage: storage, repository_read_only: readOnly ? 1 : 0 });
   }
 
   async setReadOnly(projectId: number, readOnly: boolean, executor: Executor = this.db): Promise<void> {
-    await this.projects.withExecutor(executor).update(projectId, { repository_read_only: readOnly ? 1 : 0 });
+    await this.projects.on(executor).update(projectId, { repository_read_only: readOnly ? 1 : 0 });
   }
 
   async touchActivity(projectId: number): Promise<void> {

@@ -1,17 +1,11 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { Repository } from '../../infra/db/index.js';
 import type { SnippetsTable } from '../../infra/db/tables/core.js';
 import { memberNamespaceIds, memberProjectIds, personalNamespaceIds, type ListScope } from './scopes.js';
 
 export type SnippetRow = Selectable<SnippetsTable>;
 
-export class SnippetsRepository {
-  constructor(private readonly db: Executor) {}
-
-  withExecutor(executor: Executor): SnippetsRepository {
-    return new SnippetsRepository(executor);
-  }
-
+export class SnippetsRepository extends Repository {
   insert(values: {
     projectId: number | null;
     authorId: number;

@@ -5,7 +5,7 @@ import type { Database, Executor } from '../../infra/db/index.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
 import { AccessLevel } from './access.js';
 import type { ProjectRow } from './projects.repository.js';
-import { SnippetsRepository, type SnippetRow } from './snippets.repository.js';
+import type { SnippetsRepository, SnippetRow } from './snippets.repository.js';
 import type { SpamChecker, SpamContext } from '../spam/index.js';
 
 export interface CreateSnippetInput {
@@ -21,17 +21,14 @@ const CONTENT_MAX = 1_048_576;
 
 /** Personal snippets (no project) and project snippets. */
 export class SnippetsService {
-  private readonly snippets: SnippetsRepository;
-
   constructor(
     private readonly db: Database,
+    private readonly snippets: SnippetsRepository,
     private readonly clock: Clock,
     private readonly bus: DomainEventBus,
     private readonly defaultStorage: string,
     private readonly spam: SpamChecker | null = null,
-  ) {
-    this.snippets = new SnippetsRepository(db);
-  }
+  ) {}
 
   /** With `spam` (a person submitting through the API) the spam rules run after validation. */
   async create(actor: Actor, project: ProjectRow | null, input: CreateSnippetInput, spam?: SpamContext): Promise<SnippetRow> {
@@ -50,7 +47,7 @@ export class SnippetsService {
     }
     const now = this.clock.now();
     return this.db.transaction().execute(async (trx) => {
-      const snippet = await this.snippets.withExecutor(trx).insert({
+      const snippet = await this.snippets.on(trx).insert({
         projectId: project?.id ?? null,
         authorId: actor.user.id,
         title: input.title,
@@ -126,10 +123,10 @@ export class SnippetsService {
 
   /** `executor`: a storage move switches the storage inside its own transaction. */
   async setStorage(id: number, storage: string, executor: Executor = this.db): Promise<void> {
-    await this.snippets.withExecutor(executor).update(id, { repository_storage: storage });
+    await this.snippets.on(executor).update(id, { repository_storage: storage });
   }
 
   async setReadOnly(id: number, readOnly: boolean, executor: Executor = this.db): Promise<void> {
-    await this.snippets.withExecutor(executor).update(id, { repository_read_only: readOnly ? 1 : 0 });
+    await this.snippets.on(executor).update(id, { repository_read_only: readOnly ? 1 : 0 });
   }
 }

@@ -1,5 +1,6 @@
 import { noRootRoutes, noRoutes, type ModuleRoutes, type Platform } from '../../infra/platform.js';
 import type { SpamModuleDeps } from './spam.deps.js';
+import { SpamLogsRepository } from './spam.repository.js';
 import { SpamService } from './spam.service.js';
 
 export type { SpamModuleDeps } from './spam.deps.js';
@@ -15,7 +16,7 @@ export interface SpamModule extends ModuleRoutes {
 /** Spam rules and CAPTCHA verification (SPEC "Errors" rule 5); configured by SPAM_* and CAPTCHA_*. */
 export function createSpamModule(platform: Platform, _deps: SpamModuleDeps): SpamModule {
   return {
-    checker: new SpamService(platform.db, platform.clock, platform.config.spam, platform.config.captcha),
+    checker: new SpamService(new SpamLogsRepository(platform.db), platform.clock, platform.config.spam, platform.config.captcha),
     routes: noRoutes,
     rootRoutes: noRootRoutes,
   };

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Executor } from '../../infra/db/index.js';
+import { Repository } from '../../infra/db/index.js';
 import type { SpamLogsTable } from '../../infra/db/tables/auth.js';
 
 export type SpamLogRow = Selectable<SpamLogsTable>;
@@ -15,9 +15,7 @@ export interface NewSpamLog {
   now: number;
 }
 
-export class SpamLogsRepository {
-  constructor(private readonly db: Executor) {}
-
+export class SpamLogsRepository extends Repository {
   insert(log: NewSpamLog): Promise<SpamLogRow> {
     return this.db
       .insertInto('spam_logs')

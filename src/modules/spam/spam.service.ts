@@ -1,9 +1,8 @@
 import type { CaptchaConfig, SpamRules } from '../../config/index.js';
 import type { Clock } from '../../infra/clock.js';
-import type { Database } from '../../infra/db/index.js';
 import { CustomBodyError } from '../../infra/errors/index.js';
 import { verifyCaptcha } from './captcha.js';
-import { SpamLogsRepository } from './spam.repository.js';
+import type { SpamLogsRepository } from './spam.repository.js';
 
 export type Spammable = 'issue' | 'snippet' | 'note';
 
@@ -31,16 +30,12 @@ const NOTEABLE: Record<Spammable, string> = { issue: 'Issue', snippet: 'Snippet'
  * is discarded (400), with one the client may solve a CAPTCHA and resubmit (409).
  */
 export class SpamService implements SpamChecker {
-  private readonly logs: SpamLogsRepository;
-
   constructor(
-    db: Database,
+    private readonly logs: SpamLogsRepository,
     private readonly clock: Clock,
     private readonly rules: SpamRules,
     private readonly captcha: CaptchaConfig | null,
-  ) {
-    this.logs = new SpamLogsRepository(db);
-  }
+  ) {}
 
   get enabled(): boolean {
     return this.rules.blockedPatterns.length > 0 || this.rules.maxLinks !== null;
