@@ -10,6 +10,7 @@ import { openDatabase, type DatabaseHandle } from './infra/db/index.js';
 import { ServiceUnavailableError, apiErrorHandler } from './infra/errors/index.js';
 import { installBodyIdleTimeout } from './infra/http/body-timeout.js';
 import { installMethodNotAllowed } from './infra/http/method-not-allowed.js';
+import { KnownRoutes } from './infra/http/known-routes.js';
 import { createRequestMetrics } from './infra/http/metrics.js';
 import { installCookies } from './infra/http/cookies.js';
 import { LoadShedder } from './infra/http/load-shed.js';
@@ -33,6 +34,7 @@ import { installJsonParser } from './infra/http/json-parser.js';
 import { AT_LEAST_ONE_OF, installParamCoercion } from './infra/http/params.js';
 import { installRackForms, parseRackQuery, queryError } from './infra/http/rack-params.js';
 import { staticRoutes } from './web/static.js';
+import { installPageLayer, notFoundPage, rewritePageUrl, type PagePorts } from './web/index.js';
 
 export const VERSION = '0.1.0';
 
@@ -71,7 +73,11 @@ function trustedProxies(trust: Config['trustProxy']): boolean | string | ((addre
 
 /** Registers infra plugins, then every module; never listens (main.ts does). */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const known = new KnownRoutes();
   const app = Fastify({
+    // `/<full_path>/-/issues` and the other page addresses nest to any depth: rewritten to one
+    // parameter before routing, and only where no route answers (web/page-paths.ts).
+    rewriteUrl: (raw) => rewritePageUrl(raw.url ?? '/', (path) => known.has(path)),
     logger: options.logger ?? { level: config.logLevel, redact: { paths: REDACTED_LOG_PATHS, censor: '[FILTERED]' } },
     bodyLimit: config.bodyLimit,
     // Fastify's own two lines per request are replaced by one (infra/http/request-log.ts).
@@ -117,7 +123,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const openapi = new OpenApiCollector();
   openapi.attach(app);
-  installMethodNotAllowed(app);
+  known.watch(app);
+  // The page layer's ports are the identity and projects modules', created below.
+  let pagePorts: PagePorts | null = null;
+  const browserNotFound = notFoundPage({
+    currentUser: (request) => pagePorts?.currentUser(request) ?? Promise.resolve(null),
+    csrfToken: (request, reply) => pagePorts?.csrfToken(request, reply) ?? '',
+  });
+  installMethodNotAllowed(app, known, browserNotFound);
   installJsonParser(app);
   await app.register(formbody, { bodyLimit: config.bodyLimit });
   installParamCoercion(app);
@@ -175,6 +188,27 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // error format (OAuth, git) registers an encapsulated plugin with its own handler.
   staticRoutes(app);
   for (const module of mounted) await module.rootRoutes(app);
+  // HTML pages: one layer decides their policy, CSRF and error pages (src/web).
+  pagePorts = {
+    currentUser: (request) => identity.pageAuth.currentUser(request),
+    csrfToken: (request, reply) => identity.pageAuth.pageCsrf(request, reply),
+    verifyCsrf: (request) => identity.pageAuth.verifyPageCsrf(request),
+    project: async (request, ref, minLevel) => {
+      const { project, level } = await projects.lookup.project(request, ref, minLevel);
+      return { row: project, level };
+    },
+    group: async (request, ref, minLevel) => {
+      const { group, level } = await projects.lookup.group(request, ref, minLevel);
+      return { row: group, level };
+    },
+    secretKeyBase: config.secretKeyBase,
+    externalUrl: config.externalUrl,
+  };
+  const ports = pagePorts;
+  await app.register(async (web: ApiApp) => {
+    installPageLayer(web, ports);
+    for (const module of mounted) module.pages?.(web);
+  });
 
   app.addHook('onReady', async () => {
     await identity.bootstrap();

@@ -33,6 +33,11 @@ export interface ModuleRoutes {
    * registers its own encapsulated plugin here, hence the promise.
    */
   rootRoutes(app: FastifyInstance): Promise<void>;
+  /**
+   * HTML pages, registered inside the page layer (src/web): each declares its page policy and
+   * answers refusals as pages. Modules without pages leave it out.
+   */
+  pages?(web: ApiApp): void;
 }
 
 /** The routes of a module that has none of one kind. */

@@ -6,9 +6,9 @@ import { sql } from 'kysely';
 import { constantTimeEqual, sha256Hex } from '../../src/infra/crypto.js';
 import { ROOT_TOKEN, createTestApp, type TestApp } from '../helpers/app.js';
 import { TestBrowser } from '../helpers/auth-browser.js';
+import { everyPage, projectWithAlertAndError, type PageFixtures } from '../helpers/pages.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
-import { createIntegration, notify } from '../helpers/alerts.js';
-import { enableTracking, envelope, envelopePath, hex32, sentryAuth } from '../helpers/sentry.js';
+import { createIntegration } from '../helpers/alerts.js';
 import { authorizeQuery, form, issueTokens, obtainCode, registerApp } from '../helpers/oauth.js';
 
 /**
@@ -73,6 +73,7 @@ describe('security review', () => {
   let alertIid: number;
   let errorId: number;
   let integrationId: number;
+  let fixtures: PageFixtures;
 
   before(async () => {
     t = await createTestApp();
@@ -80,18 +81,8 @@ describe('security review', () => {
     const project = await createProject(t.app, owner, { visibility: 'private' });
     projectId = project.id;
     groupId = (await t.api('POST', '/groups', { body: { name: 'sec', path: `sec${Date.now()}` } })).json().id;
-    const integration = await createIntegration(t, projectId, { name: 'sec', type: 'http', active: true });
-    integrationId = integration.id;
-    alertIid = (await notify(t, integration.url, { title: 'sec alert' }, { key: integration.token })).json()[0].iid;
-    const tracked = await enableTracking(t, projectId);
-    const id = hex32(42);
-    await t.app.inject({
-      method: 'POST',
-      url: envelopePath(projectId),
-      headers: { 'x-sentry-auth': sentryAuth(tracked.key) },
-      payload: envelope({ event_id: id }, [{ type: 'event', payload: { event_id: id, message: 'sec', level: 'error' } }]),
-    });
-    errorId = (await t.api('GET', `/projects/${projectId}/error_tracking/errors`)).json()[0].id;
+    fixtures = await projectWithAlertAndError(t, projectId, 'sec', 42);
+    ({ integrationId, alertIid, errorId } = fixtures);
   });
   after(() => t.close());
 
@@ -322,34 +313,15 @@ describe('security review', () => {
       '/users/sign_in',
       '/users/sign_out',
     ]);
-    // Those 16 actions come from these 14 forms in the source (the notifications row form serves
-    // groups and projects, the error page's ActionForm serves status and issue): a new form
-    // must be added to the pages above.
+    // Those 16 actions come from these 15 forms in the source (the notifications row form serves
+    // groups and projects, the error page's ActionForm serves status and issue, the page layer's
+    // ActionButton serves one-button actions): a new form must be added to the pages above.
     const sourceForms = sourceFiles().reduce((n, file) => n + (readFileSync(file, 'utf8').match(/<form method="post"/g) ?? []).length, 0);
-    assert.equal(sourceForms, 14);
+    assert.equal(sourceForms, 15);
   });
 
   it('pages: HTML answers cannot be framed and are not content-sniffed', async () => {
-    const root = new TestBrowser(t.app);
-    await root.signIn('root', 'root-password-123');
-    const client = await registerApp(t);
-    const anonymous = new TestBrowser(t.app);
-    const pages: [TestBrowser, string][] = [
-      [anonymous, '/users/sign_in'],
-      [root, '/profile'],
-      [root, '/-/profile/notifications'],
-      [root, `/oauth/authorize?${authorizeQuery(client, { scope: 'api' })}`],
-      [root, '/oauth/authorize?client_id=unknown'],
-      [root, '/oauth/device'],
-      [root, '/user_settings/applications'],
-      [root, `/-/projects/${projectId}/alerts`],
-      [root, `/-/projects/${projectId}/alerts/${alertIid}`],
-      [root, `/-/projects/${projectId}/settings/alerts`],
-      [root, `/-/projects/${projectId}/errors`],
-      [root, `/-/projects/${projectId}/errors/${errorId}`],
-      [root, `/-/projects/${projectId}/activity`],
-      [root, '/-/projects/999999/errors'],
-    ];
+    const { pages } = await everyPage(t, fixtures);
     for (const [browser, url] of pages) {
       const res = await browser.request('GET', url);
       assert.match(String(res.headers['content-type']), /^text\/html/, `${url} (${res.statusCode})`);

@@ -1,32 +1,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { MethodNotAllowedError, NotFoundError } from '../errors/index.js';
+import { KnownRoutes } from './known-routes.js';
 
-const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+/** Answers a not-found request another way (the page layer's 404 page for a browser), or declines with null. */
+export type NotFoundPage = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | null>;
 
 /**
  * Fastify answers 404 for a known path with an unknown method; SPEC "Errors" wants 405 with
- * `Allow`. A second router holds every registered path so the not-found handler can tell.
+ * `Allow`. The known routes tell the not-found handler which methods the path has.
  */
-export function installMethodNotAllowed(app: FastifyInstance): void {
-  const shadow = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 1024 });
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) {
-      if (method === 'HEAD' || method === 'OPTIONS' || !METHODS.includes(method as HTTPMethod)) continue;
-      try {
-        shadow.on(method as HTTPMethod, route.url, () => undefined);
-      } catch {
-        // Already known (the same path under two plugins): nothing to add.
-      }
-    }
-  });
-  app.setNotFoundHandler((request: FastifyRequest, _reply: FastifyReply) => {
+export function installMethodNotAllowed(app: FastifyInstance, known?: KnownRoutes, notFoundPage?: NotFoundPage): void {
+  const routes = known ?? new KnownRoutes();
+  if (!known) routes.watch(app);
+  app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const allow = METHODS.filter((m) => shadow.find(m, path) !== null);
-    if (allow.length > 0 && !allow.includes(request.method as HTTPMethod)) {
+    const allow = routes.allowed(path);
+    if (allow.length > 0 && !allow.includes(request.method as (typeof allow)[number])) {
       throw new MethodNotAllowedError(allow.includes('GET') ? ['GET', 'HEAD', ...allow.filter((m) => m !== 'GET')] : allow);
     }
+    const page = notFoundPage ? await notFoundPage(request, reply) : null;
+    if (page) return page;
     throw new NotFoundError();
   });
 }

@@ -3,7 +3,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 /**
  * What a route tells the OpenAPI document beyond its schema (modules/operations/openapi.ts,
  * docs/decisions.md "OpenAPI document"). Routes under /api/v4 are documented unless they say
- * `openapi: false` or `page: true`; a route at the root is documented only when it carries this
+ * `openapi: false` or a page policy (`page`); a route at the root is documented only when it carries this
  * object, since most of those are HTML pages.
  */
 export interface OpenApiRouteConfig {
@@ -26,8 +26,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** `false` leaves the route out of the OpenAPI document; an object documents it (see OpenApiRouteConfig). */
     openapi?: OpenApiRouteConfig | false;
-    /** The route renders an HTML page: never in the OpenAPI document. */
-    page?: boolean;
   }
 }
 

@@ -116,7 +116,7 @@ export class OpenApiCollector {
           schema: route.schema,
           policy: route.config?.policy,
           openapi: route.config?.openapi,
-          page: route.config?.page === true,
+          page: route.config?.page !== undefined,
         });
       }
     });

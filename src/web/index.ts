@@ -1,0 +1,10 @@
+export { installPageLayer } from './page-layer.js';
+export { INTERNAL, rewritePageUrl } from './page-paths.js';
+export { RoleRequiredError, AdminRequiredError, renderErrorPage } from './page-errors.js';
+export { EmptyState, Flash, Layout, sendPage, type Crumb, type LayoutProps } from './layout.js';
+export { ProjectNav, ROLE, ROLE_NAMES, type ProjectNavProps } from './project-nav.js';
+export { safeRedirectPath, signInPath, toSignIn } from './sign-in-path.js';
+export { notFoundPage } from './not-found-page.js';
+export type { FieldErrors, Flash as FlashMessage, FormRenderer, PagePolicy, PagePorts, PageResource, PageState } from './page-policy.js';
+export { ActionButton, Checkbox, Csrf, Field, FormError, Select, TextArea } from './forms.js';
+export { Markdown } from './markdown.js';
