@@ -97,6 +97,6 @@ export class Containers {
   }
 
   private gitWith(executor: Executor | undefined): GitRepository {
-    return executor ? this.git.withExecutor(executor) : this.git;
+    return executor ? this.git.on(executor) : this.git;
   }
 }

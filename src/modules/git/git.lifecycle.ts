@@ -36,7 +36,7 @@ export function registerRepositoryLifecycle(
         await jobs.enqueue(executor, CREATE_REPOSITORIES_JOB, { kind: 'snippet', id: event.snippetId });
         return;
       case 'group_created':
-        await git.withExecutor(executor).insertGroupWiki(event.namespaceId, defaultStorage, event.at);
+        await git.on(executor).insertGroupWiki(event.namespaceId, defaultStorage, event.at);
         await jobs.enqueue(executor, CREATE_REPOSITORIES_JOB, { kind: 'group', id: event.namespaceId });
         return;
       case 'project_removing': {
@@ -50,7 +50,7 @@ export function registerRepositoryLifecycle(
         return;
       }
       case 'group_removing': {
-        const scoped = git.withExecutor(executor);
+        const scoped = git.on(executor);
         const wiki = await scoped.findGroupWiki(event.namespaceId);
         if (!wiki) return;
         await scoped.deleteGroupWiki(event.namespaceId);

@@ -66,7 +66,7 @@ export class MovesService {
     try {
       move = await db.transaction().execute(async (trx) => {
         const row = await this.git
-          .withExecutor(trx)
+          .on(trx)
           .insertMove({ kind, containerId, state: 'scheduled', source: container.storage, destination: target, now: clock.now() });
         await jobs.enqueue(trx, MOVE_JOB, { moveId: row.id });
         return row;

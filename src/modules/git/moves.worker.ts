@@ -65,7 +65,7 @@ export class MoveWorker {
     const { container_kind: kind, container_id: id, destination_storage_name: destination } = move;
     await this.platform.db.transaction().execute(async (trx) => {
       if (!switched) await this.containers.setStorage(kind, id, destination, trx);
-      const moved = await this.git.withExecutor(trx).transition(move.id, ['started'], 'replicated', this.platform.clock.now());
+      const moved = await this.git.on(trx).transition(move.id, ['started'], 'replicated', this.platform.clock.now());
       if (!moved) throw new Error('the move is no longer started');
       await this.containers.setReadOnly(kind, id, false, trx);
     });
@@ -136,7 +136,7 @@ export class MoveWorker {
     }
     // Together, so a crash here never leaves a `failed` move with its container read-only.
     await this.platform.db.transaction().execute(async (trx) => {
-      await this.git.withExecutor(trx).transition(move.id, ['started'], 'failed', this.platform.clock.now(), message);
+      await this.git.on(trx).transition(move.id, ['started'], 'failed', this.platform.clock.now(), message);
       await this.containers.setReadOnly(kind, id, false, trx);
     });
   }
@@ -160,9 +160,7 @@ export class MoveWorker {
       // replicated -> cleanup_failed leaves the container writable (reference §3.3).
       const exists = (await this.containers.find(kind, id)) !== null;
       await this.platform.db.transaction().execute(async (trx) => {
-        const failed = await this.git
-          .withExecutor(trx)
-          .transition(move.id, ['replicated'], 'cleanup_failed', this.platform.clock.now(), message);
+        const failed = await this.git.on(trx).transition(move.id, ['replicated'], 'cleanup_failed', this.platform.clock.now(), message);
         if (failed && exists) await this.containers.setReadOnly(kind, id, false, trx);
       });
     }
