@@ -19,6 +19,14 @@ export interface DatabaseHandle {
   /**
    * A write transaction for one request, committed before it settles: on SQLite, those
    * arriving together share a commit (infra/db/write-batcher.ts).
+   *
+   * Which to use: `transact` is for the small, independent writes of hot endpoints that many
+   * clients call at once (the Sentry collector, the alert receiver, the OAuth token endpoint).
+   * Its work may run twice (alone again when a neighbour in its batch threw), so it touches only
+   * the transaction it is given and has no effect outside it, and it returns expected refusals
+   * as values: a throw rolls back the whole batch, so only rare failures throw (a retried event).
+   * Every other write (changes whose rules throw, job handlers, long or multi-step work) opens
+   * `db.transaction()`. Either way repositories join it with `repo.on(trx)`.
    */
   readonly transact: Transact;
   /**
