@@ -173,8 +173,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   const modules: Modules = { identity, projects, oauth, spam, notifications, events, errorTracking, alerts, git };
   app.decorate('modules', modules);
-  // Each of the two registrations below goes through this list in its order.
-  const mounted: readonly ModuleRoutes[] = [identity, spam, projects, oauth, git, alerts, errorTracking, notifications, events, operations];
+  // The module table in creation order: both registrations below go through it in this order.
+  const mounted: readonly ModuleRoutes[] = [identity, spam, projects, oauth, git, errorTracking, notifications, events, alerts, operations];
 
   // REST API v4: `{message}` error bodies (infra/errors apiErrorHandler).
   await app.register(
