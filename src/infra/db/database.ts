@@ -21,7 +21,8 @@ export interface DatabaseHandle {
    * arriving together share a commit (infra/db/write-batcher.ts).
    *
    * Which to use: `transact` is for the small, independent writes of hot endpoints that many
-   * clients call at once (the Sentry collector, the alert receiver, the OAuth token endpoint).
+   * clients call at once (the Sentry collector, the alert receiver, and OAuth's storage, which the
+   * token endpoint drives and its other callers share).
    * Its work may run twice (alone again when a neighbour in its batch threw), so it touches only
    * the transaction it is given and has no effect outside it, and it returns expected refusals
    * as values: a throw rolls back the whole batch, so only rare failures throw (a retried event).
