@@ -2,9 +2,11 @@
 // TEST_DATABASE_URL is set (one switch: BASALT_TEST_DB). Suites needing Redis, Chromium or
 // Alertmanager skip themselves with a reason when those are missing.
 // Usage: npm test [-- <path filter>...]
+// BASALT_TEST_COVERAGE=1 measures the line coverage of src/ in the SQLite run and, for the
+// whole suite, fails under the floor in .ci/coverage-floor (raised by hand, never lowered).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,29 +26,92 @@ function testFiles(dir) {
 
 const all = testFiles(path.join(root, 'test')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
 
-function run(label, files, env) {
+const coverage = process.env.BASALT_TEST_COVERAGE === '1';
+const coverageFloorFile = path.join(root, '.ci', 'coverage-floor');
+// A row of the runner's coverage table: `ℹ src/a/b.ts | 93.22 | 100.00 | 100.00 | 1-4`.
+const COVERAGE_ROW = /^ℹ (src\/\S+)\s*\|\s*([\d.]+)\s*\|/;
+
+function run(label, files, env, { measure = false } = {}) {
   return new Promise((resolve) => {
-    if (files.length === 0) return resolve({ pass: 0, fail: 0, skipped: 0 });
+    if (files.length === 0) return resolve({ pass: 0, fail: 0, skipped: 0, lines: new Map() });
     process.stdout.write(`\n=== ${label}: ${files.length} files ===\n`);
     const concurrency = Math.max(1, Math.min(4, os.availableParallelism()));
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, '--test-timeout=180000', ...files],
+      [
+        '--import',
+        'tsx',
+        '--test',
+        ...(measure ? ['--experimental-test-coverage'] : []),
+        '--test-reporter=spec',
+        `--test-concurrency=${concurrency}`,
+        '--test-timeout=180000',
+        ...files,
+      ],
       { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let tail = '';
+    let partial = '';
+    /** Line % of each file of src/, from the coverage table (not echoed: one row a file). */
+    const lines = new Map();
     child.stdout.on('data', (chunk) => {
-      process.stdout.write(chunk);
       tail = (tail + chunk.toString()).slice(-200_000);
+      if (!measure) return void process.stdout.write(chunk);
+      const text = partial + chunk.toString();
+      const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+      partial = text.slice(complete.length);
+      for (const line of complete.split('\n').slice(0, -1)) {
+        const row = COVERAGE_ROW.exec(line);
+        if (row) lines.set(row[1], Number(row[2]));
+        else if (!/^ℹ (file|all files|start of coverage report|end of coverage report|-+\s*$)|^ℹ .*\|\s*[\d.]+\s*\|/.test(line)) {
+          process.stdout.write(`${line}\n`);
+        }
+      }
     });
     child.on('close', (code) => {
+      if (partial) process.stdout.write(partial);
       // The summary comes before the list of failures, so take the last summary in the output.
       const count = (name) => Number([...tail.matchAll(new RegExp(`ℹ ${name} (\\d+)`, 'g'))].at(-1)?.[1] ?? 0);
-      const result = { pass: count('pass'), fail: count('fail') + count('cancelled'), skipped: count('skipped') };
+      const result = { pass: count('pass'), fail: count('fail') + count('cancelled'), skipped: count('skipped'), lines };
       if (code !== 0 && result.fail === 0) result.fail = 1;
       resolve(result);
     });
   });
+}
+
+function sourceFiles(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sourceFiles(full));
+    else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(full);
+  }
+  return out;
+}
+
+/**
+ * Line coverage of src/: each file's line % weighted by its number of lines; a file no test
+ * loaded counts as not covered at all. Returns whether it is at least the floor.
+ */
+function reportCoverage(lines, enforce) {
+  let total = 0;
+  let covered = 0;
+  for (const file of sourceFiles(path.join(root, 'src'))) {
+    const relative = path.relative(root, file).split(path.sep).join('/');
+    const count = readFileSync(file, 'utf8').split('\n').length;
+    total += count;
+    covered += (count * (lines.get(relative) ?? 0)) / 100;
+  }
+  const percent = total === 0 ? 0 : (100 * covered) / total;
+  const floor = Number(readFileSync(coverageFloorFile, 'utf8').trim());
+  process.stdout.write(`\nline coverage of src/: ${percent.toFixed(2)}% (${Math.round(covered)} of ${total} lines; floor ${floor}%)\n`);
+  if (!enforce) return true;
+  if (percent < floor) {
+    process.stdout.write(`line coverage is under the floor in .ci/coverage-floor (${floor}%)\n`);
+    return false;
+  }
+  if (percent >= floor + 1) process.stdout.write(`the floor can rise: put ${Math.floor(percent)} in .ci/coverage-floor\n`);
+  return true;
 }
 
 const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
@@ -103,7 +168,10 @@ async function dropStaleSchemas(url) {
 }
 
 const results = [];
-results.push(await run('SQLite', all, { BASALT_TEST_DB: 'sqlite' }));
+const sqlite = await run('SQLite', all, { BASALT_TEST_DB: 'sqlite' }, { measure: coverage });
+results.push(sqlite);
+// Only the whole suite is held to the floor: a filtered run covers less by design.
+if (coverage && !reportCoverage(sqlite.lines, filters.length === 0)) results.push({ pass: 0, fail: 1, skipped: 0 });
 if (process.env.TEST_DATABASE_URL) {
   await dropStaleSchemas(process.env.TEST_DATABASE_URL);
   const apiSuite = all.filter((f) => f.includes(`${path.sep}api${path.sep}`));
