@@ -71,6 +71,17 @@ export default tseslint.config(
     },
   },
   {
+    // Plain CommonJS run as a worker thread (src/infra/db/checkpointer.worker.cjs): no types to check.
+    files: ['src/**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' },
+    },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['test/**', 'bench/**'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',
