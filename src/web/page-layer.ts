@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { secureCookies } from '../infra/http/csrf.js';
-import { UnauthorizedError } from '../infra/errors/index.js';
+import { MovedPermanentlyError, UnauthorizedError } from '../infra/errors/index.js';
+import { prettyPageUrl } from './page-paths.js';
 import { toSignIn } from './sign-in-path.js';
 import { takeFlash, writeFlash } from './flash.js';
 import { sendPage } from './layout.js';
@@ -56,17 +57,19 @@ export function installPageLayer(scope: FastifyInstance, ports: PagePorts): void
     };
     request.page = state;
     if (!actor && policy.signIn === 'required') return toSignIn(request, reply);
-    if (UNSAFE.has(request.method) && !ports.verifyCsrf(request)) {
-      // 422 as the established product answers a bad authenticity token; a form keeps what was typed.
-      if (!policy.form) return renderErrorPage(request, reply, 422, EXPIRED);
-      const input = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
-      return sendPage(reply, await policy.form(request, input, { _: EXPIRED }), 422);
-    }
+    // 422 as the established product answers a bad authenticity token; a form keeps what was typed.
+    const expired = UNSAFE.has(request.method) && !ports.verifyCsrf(request);
+    if (expired && !policy.form) return renderErrorPage(request, reply, 422, EXPIRED);
     if (policy.admin && !actor?.user.isAdmin) throw actor ? new AdminRequiredError() : new RoleRequiredError('Administrator');
     if (policy.project !== undefined)
       state.project = await resolve(request, 'project', policy.project, (r, ref, level) => ports.project(r, ref, level));
     if (policy.group !== undefined)
       state.group = await resolve(request, 'group', policy.group, (r, ref, level) => ports.group(r, ref, level));
+    if (expired && policy.form) {
+      // Drawn once the project or group is resolved: the form of a project page shows it.
+      const input = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
+      return sendPage(reply, await policy.form(request, input, { _: EXPIRED }), 422);
+    }
     return undefined;
   });
 }
@@ -83,6 +86,9 @@ async function resolve(
     return await find(request, ref, level);
   } catch (error) {
     const status = (error as { status?: number }).status;
+    // A renamed project or group: the API's redirect names the internal address; a browser goes to the established one.
+    const location = (error as { headers?: Record<string, string> }).headers?.location;
+    if (status === 301 && location) throw new MovedPermanentlyError(prettyPageUrl(location));
     // What a visitor cannot see may be there for someone signed in: sign in first, as the established product does.
     if (!request.actor && (status === 404 || status === 403)) throw new UnauthorizedError();
     // The API's 403 carries no role; the page says which one it needs.

@@ -39,3 +39,31 @@ export function rewritePageUrl(url: string, isRouted: (path: string) => boolean)
   if (inGroups) return `${INTERNAL.group}/${joined}${rest}${query}`;
   return dash < 0 ? `${INTERNAL.namespace}/${joined}${query}` : `${INTERNAL.project}/${joined}${rest}${query}`;
 }
+
+/**
+ * The established address of an internal one (the inverse of `rewritePageUrl`): a moved
+ * project's or group's redirect, built from the internal URL, leads to its pretty address.
+ */
+export function prettyPageUrl(url: string): string {
+  const origin = /^https?:\/\/[^/]+/i.exec(url)?.[0] ?? '';
+  const rest = url.slice(origin.length);
+  const queryAt = rest.indexOf('?');
+  const path = queryAt < 0 ? rest : rest.slice(0, queryAt);
+  const query = queryAt < 0 ? '' : rest.slice(queryAt);
+  const match = /^\/-\/([pgn])\/([^/]+)(\/.*)?$/.exec(path);
+  if (!match) return url;
+  const [, kind, encoded = '', tail = ''] = match;
+  let fullPath: string;
+  try {
+    fullPath = decodeURIComponent(encoded);
+  } catch {
+    return url;
+  }
+  const pretty =
+    kind === 'g'
+      ? `/groups/${fullPath}${tail ? `/-${tail}` : ''}`
+      : kind === 'p'
+        ? `/${fullPath}${tail ? `/-${tail}` : ''}`
+        : `/${fullPath}`;
+  return `${origin}${pretty}${query}`;
+}

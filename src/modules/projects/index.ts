@@ -13,6 +13,10 @@ import { NamespacesRepository } from './namespaces.repository.js';
 import { ProjectsRepository } from './projects.repository.js';
 import { SnippetsRepository } from './snippets.repository.js';
 import { ProjectLookup } from './projects.lookup.js';
+import { ProjectPageExtensions } from './page-extensions.js';
+import { projectsPages } from './projects.pages.js';
+import { issuesPages } from './issues.pages.js';
+import { snippetsPages } from './snippets.pages.js';
 import { projectsRoutes } from './projects.routes.js';
 import { ProjectsService } from './projects.service.js';
 import { registerRemovalJobs } from './removal.jobs.js';
@@ -38,6 +42,8 @@ export type { MembersService } from './members.service.js';
 export type { SnippetsService } from './snippets.service.js';
 export type { JobsService } from './jobs.service.js';
 export { mapIssue, mapNote, mapProject, mapGroup } from './projects.presenter.js';
+export type { ProjectPageExtensions, IssueOrigin, OverviewHint } from './page-extensions.js';
+export { GroupList, Pager, ProjectList, VisibilityBadge, refusalOf, shortTime } from './projects.views.js';
 /** Response entities, for other modules' routes that answer with them. */
 export { Project, ProjectIdentity, Group, UserBasic } from './entities.schemas.js';
 export { BasicSnippet } from './snippets.schemas.js';
@@ -54,6 +60,8 @@ export interface ProjectsModule extends ModuleRoutes {
   readonly snippets: SnippetsService;
   /** CI jobs and their job tokens. */
   readonly ciJobs: JobsService;
+  /** What other modules add to the project pages (an issue's origin, a setup hint). */
+  readonly pageExtensions: ProjectPageExtensions;
 }
 
 export function createProjectsModule(platform: Platform, moduleDeps: ProjectsModuleDeps): ProjectsModule {
@@ -96,6 +104,7 @@ export function createProjectsModule(platform: Platform, moduleDeps: ProjectsMod
   registerRemovalJobs(db, rows, jobs, bus, clock);
 
   const deps: ProjectsRouteDeps = { platform, users: identity.users, access, lookup, groups, projects, members, issues, snippets };
+  const pageExtensions = new ProjectPageExtensions();
   return {
     access,
     lookup,
@@ -105,6 +114,7 @@ export function createProjectsModule(platform: Platform, moduleDeps: ProjectsMod
     issues,
     snippets,
     ciJobs,
+    pageExtensions,
     routes: (app) => {
       groupsRoutes(app, deps);
       projectsRoutes(app, deps);
@@ -114,5 +124,11 @@ export function createProjectsModule(platform: Platform, moduleDeps: ProjectsMod
       jobsRoutes(app, { ...deps, jobs: ciJobs });
     },
     rootRoutes: noRootRoutes,
+    pages: (web) => {
+      const pageDeps = { ...deps, extensions: pageExtensions };
+      projectsPages(web, pageDeps);
+      issuesPages(web, pageDeps);
+      snippetsPages(web, pageDeps);
+    },
   };
 }

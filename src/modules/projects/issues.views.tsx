@@ -1,0 +1,232 @@
+import { ActionButton, Csrf, EmptyState, Field, FormError, Markdown, TextArea, type FieldErrors } from '../../web/index.js';
+import type { UserRow } from '../identity/index.js';
+import type { IssueRow, NoteRow } from './issues.repository.js';
+import type { IssueOrigin } from './page-extensions.js';
+import type { ProjectRow } from './projects.repository.js';
+import { Pager, shortTime } from './projects.views.js';
+
+export const issuesPath = (project: ProjectRow) => `/${project.full_path}/-/issues`;
+export const issuePath = (project: ProjectRow, iid: number) => `${issuesPath(project)}/${iid}`;
+
+export type IssueState = 'opened' | 'closed' | 'all';
+const TABS: [IssueState, string][] = [
+  ['opened', 'Open'],
+  ['closed', 'Closed'],
+  ['all', 'All'],
+];
+
+const userName = (users: Map<number, UserRow>, id: number | null) => {
+  const user = id === null ? undefined : users.get(id);
+  return user ? (
+    <a href={`/${user.username}`} title={user.name}>
+      @{user.username}
+    </a>
+  ) : (
+    <span>a deleted user</span>
+  );
+};
+
+function StateBadge({ issue }: { issue: IssueRow }) {
+  return <span class={`badge state-${issue.state}`}>{issue.state === 'closed' ? 'Closed' : 'Open'}</span>;
+}
+
+export interface IssueListProps {
+  project: ProjectRow;
+  state: IssueState;
+  search: string;
+  counts: Record<IssueState, number>;
+  issues: readonly IssueRow[];
+  notes: Map<number, number>;
+  users: Map<number, UserRow>;
+  page: number;
+  hasNext: boolean;
+  canCreate: boolean;
+}
+
+export function IssueList(props: IssueListProps) {
+  const { project, state, search, counts, issues, page } = props;
+  const href = (tab: IssueState, n = 1) => {
+    const query = new URLSearchParams();
+    if (tab !== 'opened') query.set('state', tab);
+    if (search) query.set('search', search);
+    if (n > 1) query.set('page', String(n));
+    const text = query.toString();
+    return `${issuesPath(project)}${text ? `?${text}` : ''}`;
+  };
+  return (
+    <>
+      <div class="page-head">
+        <h1>Issues</h1>
+        {props.canCreate ? (
+          <a class="button" href={`${issuesPath(project)}/new`}>
+            New issue
+          </a>
+        ) : null}
+      </div>
+      <nav class="tabs" aria-label="Issue state">
+        {TABS.map(([tab, label]) => (
+          <a key={tab} href={href(tab)} aria-current={tab === state ? 'page' : undefined}>
+            {label} <span class="badge">{counts[tab]}</span>
+          </a>
+        ))}
+      </nav>
+      <form method="get" action={issuesPath(project)} class="search-form" role="search">
+        {state !== 'opened' ? <input type="hidden" name="state" value={state} /> : null}
+        <label for="issue-search">Search issues</label>
+        <input id="issue-search" type="search" name="search" value={search} maxLength={255} />
+        <button type="submit" class="secondary">
+          Search
+        </button>
+      </form>
+      {issues.length === 0 ? (
+        <EmptyState
+          title={search ? 'No issues match your search' : state === 'closed' ? 'No closed issues' : 'No issues yet'}
+          {...(props.canCreate && !search ? { action: { href: `${issuesPath(project)}/new`, label: 'New issue' } } : {})}
+        >
+          Issues track work, bugs and incidents of this project.
+        </EmptyState>
+      ) : (
+        <ul class="item-list" id="issues">
+          {issues.map((issue) => (
+            <li key={issue.id} id={`issue-${issue.iid}`}>
+              <a class="item-title" href={issuePath(project, issue.iid)}>
+                {issue.title}
+              </a>{' '}
+              {issue.confidential === 1 ? <span class="badge">Confidential</span> : null}
+              {issue.issue_type === 'incident' ? <span class="badge">Incident</span> : null}
+              <div class="muted small">
+                #{issue.iid} · <StateBadge issue={issue} /> · opened {shortTime(issue.created_at)} by{' '}
+                {userName(props.users, issue.author_id)}
+                {(props.notes.get(issue.id) ?? 0) > 0 ? ` · ${props.notes.get(issue.id)} comments` : ''}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Pager page={page} hasNext={props.hasNext} href={(n) => href(state, n)} />
+    </>
+  );
+}
+
+export function NewIssueForm({
+  project,
+  csrf,
+  input,
+  errors,
+}: {
+  project: ProjectRow;
+  csrf: string;
+  input: Record<string, unknown>;
+  errors: FieldErrors;
+}) {
+  return (
+    <>
+      <h1>New issue</h1>
+      <form method="post" action={issuesPath(project)} class="stacked">
+        <Csrf token={csrf} />
+        <FormError errors={errors} />
+        <Field label="Title" name="title" value={input.title} error={errors.title} required maxLength={255} />
+        <TextArea
+          label="Description"
+          name="description"
+          value={input.description}
+          error={errors.description}
+          rows={8}
+          hint="Markdown is supported."
+        />
+        <button type="submit">Create issue</button> <a href={issuesPath(project)}>Cancel</a>
+      </form>
+    </>
+  );
+}
+
+export interface IssuePageProps {
+  project: ProjectRow;
+  issue: IssueRow;
+  notes: readonly NoteRow[];
+  users: Map<number, UserRow>;
+  origins: readonly IssueOrigin[];
+  csrf: string;
+  signedIn: boolean;
+  canComment: boolean;
+  canClose: boolean;
+  comment?: { input: Record<string, unknown>; errors: FieldErrors };
+}
+
+export function IssuePage(props: IssuePageProps) {
+  const { project, issue, users, csrf } = props;
+  const here = issuePath(project, issue.iid);
+  return (
+    <>
+      <div class="page-head">
+        <h1 id="issue-title">{issue.title}</h1>
+        {props.canClose ? (
+          <ActionButton
+            action={`${here}/${issue.state === 'closed' ? 'reopen' : 'close'}`}
+            csrf={csrf}
+            label={issue.state === 'closed' ? 'Reopen issue' : 'Close issue'}
+            kind="secondary"
+          />
+        ) : null}
+      </div>
+      <p class="muted">
+        <StateBadge issue={issue} /> {issue.confidential === 1 ? <span class="badge">Confidential</span> : null}{' '}
+        {issue.issue_type === 'incident' ? <span class="badge">Incident</span> : null} #{issue.iid} opened {shortTime(issue.created_at)} by{' '}
+        {userName(users, issue.author_id)}
+        {issue.state === 'closed' && issue.closed_at !== null ? (
+          <>
+            {' '}
+            · closed {shortTime(issue.closed_at)}
+            {issue.closed_by_id !== null ? <> by {userName(users, issue.closed_by_id)}</> : null}
+          </>
+        ) : null}
+      </p>
+      {props.origins.length > 0 ? (
+        <ul class="origins" id="issue-origins">
+          {props.origins.map((origin) => (
+            <li key={origin.href}>
+              Created from <a href={origin.href}>{origin.label}</a>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <article id="issue-description">
+        <Markdown source={issue.description} />
+      </article>
+      <section aria-labelledby="notes-heading">
+        <h2 id="notes-heading">Comments</h2>
+        {props.notes.length === 0 ? <p class="muted">No comments yet.</p> : null}
+        <ol class="notes" id="notes">
+          {props.notes.map((note) => (
+            <li key={note.id} id={`note-${note.id}`} class={note.system === 1 ? 'note system' : 'note'}>
+              <div class="muted small">
+                {userName(users, note.author_id)} ·{' '}
+                <time datetime={new Date(note.created_at).toISOString()}>{shortTime(note.created_at)}</time>
+              </div>
+              <Markdown source={note.body} />
+            </li>
+          ))}
+        </ol>
+        {props.canComment ? (
+          <form method="post" action={`${here}/notes`} class="stacked" id="comment-form">
+            <Csrf token={csrf} />
+            <FormError errors={props.comment?.errors} />
+            <TextArea
+              label="Comment"
+              name="body"
+              value={props.comment?.input.body}
+              error={props.comment?.errors.body}
+              rows={4}
+              hint="Markdown is supported."
+            />
+            <button type="submit">Comment</button>
+          </form>
+        ) : !props.signedIn ? (
+          <p>
+            <a href={`/users/sign_in?redirect_to=${encodeURIComponent(here)}`}>Sign in</a> to comment.
+          </p>
+        ) : null}
+      </section>
+    </>
+  );
+}

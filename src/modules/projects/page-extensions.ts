@@ -1,0 +1,47 @@
+import type { IssueRow } from './issues.repository.js';
+import type { ProjectRow } from './projects.repository.js';
+
+/** Where an issue came from (an alert, a tracked error): a link on the issue page. */
+export interface IssueOrigin {
+  readonly label: string;
+  readonly href: string;
+}
+
+/** A next step the project overview offers (e.g. "Set up error tracking"), for the roles that can take it. */
+export interface OverviewHint {
+  readonly title: string;
+  readonly text: string;
+  readonly action: { readonly href: string; readonly label: string };
+}
+
+type OriginSource = (issue: IssueRow, project: ProjectRow) => Promise<IssueOrigin | null>;
+type HintSource = (project: ProjectRow, level: number) => Promise<OverviewHint | null>;
+
+/**
+ * What modules built after this one add to its pages: the modules that open issues say where
+ * an issue came from, and modules with a setting a project lacks say what to set up. They
+ * register when they are created; the pages ask at request time (the projects module imports
+ * none of them).
+ */
+export class ProjectPageExtensions {
+  private readonly origins: OriginSource[] = [];
+  private readonly hints: HintSource[] = [];
+
+  registerIssueOrigin(source: OriginSource): void {
+    this.origins.push(source);
+  }
+
+  registerOverviewHint(source: HintSource): void {
+    this.hints.push(source);
+  }
+
+  async issueOrigins(issue: IssueRow, project: ProjectRow): Promise<IssueOrigin[]> {
+    const found = await Promise.all(this.origins.map((source) => source(issue, project)));
+    return found.filter((origin): origin is IssueOrigin => origin !== null);
+  }
+
+  async overviewHints(project: ProjectRow, level: number): Promise<OverviewHint[]> {
+    const found = await Promise.all(this.hints.map((source) => source(project, level)));
+    return found.filter((hint): hint is OverviewHint => hint !== null);
+  }
+}
