@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import { directSqliteOf, type Executor } from './database.js';
+import { effectOf, type StatementEffect } from './epoch-tables.js';
 import { replaceNul } from './nul-plugin.js';
 
 /**
@@ -11,7 +12,10 @@ import { replaceNul } from './nul-plugin.js';
  * connection lock and promise chain cost more than the statement itself.
  */
 export class CompiledOnce<Row, Args extends readonly unknown[]> {
-  private readonly byAdapter = new WeakMap<object, { compiled: CompiledQuery<Row>; order: number[]; postgres: boolean }>();
+  private readonly byAdapter = new WeakMap<
+    object,
+    { compiled: CompiledQuery<Row>; order: number[]; postgres: boolean; effect: StatementEffect }
+  >();
 
   constructor(
     private readonly arity: Args['length'],
@@ -27,10 +31,11 @@ export class CompiledOnce<Row, Args extends readonly unknown[]> {
       // Where each placeholder ended up among the compiled parameters (-1: a constant of the query).
       const order = compiled.parameters.map((value) => placeholders.indexOf(value as string));
       if (placeholders.some((_, i) => !order.includes(i))) throw new Error('CompiledOnce: a placeholder is not used by the query');
-      entry = { compiled, order, postgres: executor.adapter.constructor.name.startsWith('Postgres') };
+      const postgres = executor.adapter.constructor.name.startsWith('Postgres');
+      entry = { compiled, order, postgres, effect: effectOf(compiled.query) };
       this.byAdapter.set(executor.adapter, entry);
     }
-    const { compiled, order, postgres } = entry;
+    const { compiled, order, postgres, effect } = entry;
     const parameters = order.map((i, at) => {
       const value = i < 0 ? compiled.parameters[at] : args[i];
       return postgres ? replaceNul(value) : value;
@@ -41,7 +46,7 @@ export class CompiledOnce<Row, Args extends readonly unknown[]> {
       const rows = statement.reader ? (statement.all(parameters) as Row[]) : [];
       const changed = statement.reader ? rows.length : statement.run(parameters).changes;
       // Kysely's driver, which bumps the cache epochs a write ends (epoch-bumps.ts), is skipped here.
-      for (const epoch of direct.bumper.due(direct.sqlite, compiled.query, changed)) {
+      for (const epoch of direct.bumper.due(direct.sqlite, effect, changed)) {
         direct.prepare(direct.bumper.bumpSql).run(epoch);
         direct.bumper.bumped(epoch);
       }

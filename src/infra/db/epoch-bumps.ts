@@ -5,11 +5,12 @@ import {
   type Driver,
   type QueryCompiler,
   type QueryResult,
-  type RootOperationNode,
   type TransactionSettings,
 } from 'kysely';
 import { forgetTurnRead, type EpochName } from './epochs.js';
-import { EpochRegistry, effectOf, type EpochTables } from './epoch-tables.js';
+import { EpochRegistry, NO_EFFECT, effectOf, type EpochTables, type StatementEffect } from './epoch-tables.js';
+
+const NO_EPOCHS: readonly EpochName[] = [];
 
 /** What modules see of a database's epochs: they declare which tables feed which epoch. */
 export interface EpochDeclarations {
@@ -72,13 +73,13 @@ export class EpochBumper implements EpochDeclarations {
   }
 
   /**
-   * The epochs to bump now on `connection` after `node` ran and changed `changed` rows,
+   * The epochs to bump now on `connection` after a statement (its `effectOf`) changed `changed` rows,
    * marked as bumped; the caller runs `bumpSql` for each, on the same connection.
    */
-  due(connection: object, node: RootOperationNode, changed: number): EpochName[] {
-    const effect = effectOf(node);
+  due(connection: object, effect: StatementEffect, changed: number): readonly EpochName[] {
+    if (effect === NO_EFFECT) return NO_EPOCHS;
     if (effect.readsEpochs) this.bumpedIn.get(this.keyOf(connection))?.clear();
-    if (effect.writes.length === 0 || changed === 0) return [];
+    if (effect.writes.length === 0 || changed === 0) return NO_EPOCHS;
     const epochs = this.registry.epochsOf(effect);
     if (epochs.length === 0) return epochs;
     const bumped = this.bumpedIn.get(this.keyOf(connection));
@@ -116,7 +117,7 @@ class BumpingConnection implements DatabaseConnection {
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.inner.executeQuery<R>(compiledQuery);
-    const due = this.bumper.due(this.inner, compiledQuery.query, changedRows(result));
+    const due = this.bumper.due(this.inner, effectOf(compiledQuery.query), changedRows(result));
     for (const epoch of due) {
       await this.inner.executeQuery(CompiledQuery.raw(this.bumper.bumpSql, [epoch]));
       this.bumper.bumped(epoch);

@@ -29,7 +29,8 @@ export interface StatementEffect {
   readsEpochs: boolean;
 }
 
-const NONE: StatementEffect = { writes: [], readsEpochs: false };
+/** Neither a write nor a read of the counters: most statements. */
+export const NO_EFFECT: StatementEffect = { writes: [], readsEpochs: false };
 const READS_EPOCHS: StatementEffect = { writes: [], readsEpochs: true };
 
 /** By statement node: compiled-once statements keep theirs, so they are described once. */
@@ -69,11 +70,11 @@ const RAW_WRITE = /\b(insert\s+(?:or\s+\w+\s+)?into|replace\s+into|update|delete
 function describe(node: RootOperationNode): StatementEffect {
   if (node.kind === 'SelectQueryNode') {
     const froms = node.from?.froms ?? [];
-    return froms.some((from) => tableName(from) === 'cache_epochs') ? READS_EPOCHS : NONE;
+    return froms.some((from) => tableName(from) === 'cache_epochs') ? READS_EPOCHS : NO_EFFECT;
   }
   if (node.kind === 'InsertQueryNode') {
     const table = tableName(node.into);
-    if (!table) return NONE;
+    if (!table) return NO_EFFECT;
     const writes: Write[] = [{ table, kind: 'insert', columns: null }];
     // An upsert or a replace may change an existing row.
     if (node.onConflict && !node.onConflict.doNothing)
@@ -83,7 +84,7 @@ function describe(node: RootOperationNode): StatementEffect {
   }
   if (node.kind === 'UpdateQueryNode') {
     const table = tableName(node.table);
-    return table ? { writes: [{ table, kind: 'update', columns: columnNames(node.updates) }], readsEpochs: false } : NONE;
+    return table ? { writes: [{ table, kind: 'update', columns: columnNames(node.updates) }], readsEpochs: false } : NO_EFFECT;
   }
   if (node.kind === 'DeleteQueryNode') {
     const writes = node.from.froms.flatMap((from): Write[] => {
@@ -106,7 +107,7 @@ function describe(node: RootOperationNode): StatementEffect {
     return { writes, readsEpochs: writes.length === 0 && /\bcache_epochs\b/i.test(text) };
   }
   // Schema changes (migrations) and MERGE, which the application does not use.
-  return NONE;
+  return NO_EFFECT;
 }
 
 interface Rule {
