@@ -4,10 +4,9 @@ import type { Executor } from './database.js';
 /**
  * Cache epochs: a counter in the shared database per family of cached lookups. Every write
  * that could make a cached answer wrong bumps the counter in its own transaction: modules
- * declare which tables feed which epoch, and the database bumps on their writes
- * (epoch-bumps.ts); a cached
- * answer is used only while the counter still reads what it read when the answer was
- * cached. Reading one counter by key costs a fraction of the lookup it saves, and the rule
+ * declare which tables feed which epoch, and the database layer bumps it on their writes
+ * (epoch-bumps.ts). A cached answer is used only while the counter still reads what it read
+ * when the answer was cached. Reading one counter by key costs a fraction of the lookup it saves, and the rule
  * holds across processes: a revocation through one is seen by every other at once.
  */
 export type EpochName =
