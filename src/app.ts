@@ -29,6 +29,7 @@ import { createAlertsModule, type AlertsModule } from './modules/alerts/index.js
 import { createErrorTrackingModule, type ErrorTrackingModule } from './modules/error-tracking/index.js';
 import { createNotificationsModule, type NotificationsModule } from './modules/notifications/index.js';
 import { createEventsModule, type EventsModule } from './modules/events/index.js';
+import { createDashboardModule } from './modules/dashboard/index.js';
 import { createGitModule, type GitModule } from './modules/git/index.js';
 import { installJsonParser } from './infra/http/json-parser.js';
 import { AT_LEAST_ONE_OF, installParamCoercion } from './infra/http/params.js';
@@ -164,6 +165,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const errorTracking = createErrorTrackingModule(platform, { identity, projects });
   const notifications = createNotificationsModule(platform, { identity, projects });
   const events = createEventsModule(platform, { identity, projects });
+  const dashboard = createDashboardModule(platform, { identity, projects, events });
   const alerts = createAlertsModule(platform, { identity, projects, recipients: notifications.service });
   const operations = createOperationsModule(platform, {
     version: VERSION,
@@ -174,7 +176,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const modules: Modules = { identity, projects, oauth, spam, notifications, events, errorTracking, alerts, git };
   app.decorate('modules', modules);
   // The module table in creation order: both registrations below go through it in this order.
-  const mounted: readonly ModuleRoutes[] = [identity, spam, projects, oauth, git, errorTracking, notifications, events, alerts, operations];
+  const mounted: readonly ModuleRoutes[] = [identity, spam, projects, oauth, git, errorTracking, notifications, events, dashboard, alerts, operations];
 
   // REST API v4: `{message}` error bodies (infra/errors apiErrorHandler).
   await app.register(

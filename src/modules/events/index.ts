@@ -1,9 +1,9 @@
 import { VersionCache } from '../../infra/db/index.js';
-import type { ModuleRoutes, Platform } from '../../infra/platform.js';
+import { noRootRoutes, type ModuleRoutes, type Platform } from '../../infra/platform.js';
 import type { EventsModuleDeps } from './events.deps.js';
 import { createRecorder } from './events.recorder.js';
 import { EventsRepository } from './events.repository.js';
-import { activityPageRoutes } from './events.page-routes.js';
+import { activityPages } from './events.page-routes.js';
 import { eventsRoutes, type EventsAnswer } from './events.routes.js';
 import { EventsService } from './events.service.js';
 
@@ -11,11 +11,13 @@ export { EventsService, parseFilter } from './events.service.js';
 export type { EventsModuleDeps } from './events.deps.js';
 export { pushPayloads, commitTitle } from './events.recorder.js';
 export { mapEvent } from './events.presenter.js';
+export { activityContext, activityItems, activityPath } from './events.page-routes.js';
+export { ActivityList, NoActivity, type ActivityItem } from './events.pages.js';
 
 /** Time alone can change an answer (a membership expiring): kept answers last this long at most. */
 const ANSWER_TTL_MS = 10_000;
 
-/** The events API; at the root, the activity page `/-/projects/:id/activity`. */
+/** The events API, and a project's activity page `/<full_path>/-/activity`. */
 export interface EventsModule extends ModuleRoutes {
   readonly service: EventsService;
 }
@@ -41,6 +43,7 @@ export function createEventsModule(platform: Platform, deps: EventsModuleDeps): 
     service,
     routes: (app) =>
       eventsRoutes(app, { service, users: identity.users, lookup: projects.lookup, externalUrl: platform.config.externalUrl, answers }),
-    rootRoutes: async (app) => activityPageRoutes(app, { service, identity, projects, externalUrl: platform.config.externalUrl }),
+    rootRoutes: noRootRoutes,
+    pages: (web) => activityPages(web, { service, identity, projects, externalUrl: platform.config.externalUrl }),
   };
 }
