@@ -75,9 +75,14 @@ export interface Consent {
   page: LightMyRequestResponse;
 }
 
-/** GET /oauth/authorize as a signed-in user: the consent page and what its form would send. */
+/**
+ * GET /oauth/authorize as a signed-in user: the consent page and what its form would send.
+ * `prompt=consent` is added (unless the query names a prompt), so a consent the user gave
+ * before is asked again rather than remembered.
+ */
 export async function openConsent(t: TestApp, cookie: string, query: string): Promise<Consent> {
-  const page = await t.app.inject({ method: 'GET', url: `/oauth/authorize?${query}`, headers: { cookie } });
+  const asked = new URLSearchParams(query).has('prompt') ? query : `${query}&prompt=consent`;
+  const page = await t.app.inject({ method: 'GET', url: `/oauth/authorize?${asked}`, headers: { cookie } });
   if (page.statusCode !== 200) throw new Error(`consent: ${page.statusCode} ${page.headers.location ?? page.body.slice(0, 300)}`);
   return { cookie: [cookie, ...cookiesOf(page)].join('; '), fields: formFields(page.body), page };
 }

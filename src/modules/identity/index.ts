@@ -40,6 +40,8 @@ export { mapUserBasic, mapUser } from './identity.presenter.js';
 export { UserBasic as UserBasicSchema, User as UserSchema } from './identity.schemas.js';
 export { PageAuth, safeRedirect, signInPath } from './page-auth.js';
 export { SESSION_COOKIE } from './sessions.service.js';
+export { fieldErrorsOf } from './field-errors.js';
+export { SettingsNav, SETTINGS_PAGES, settingsCrumbs, type SettingsPage } from './settings-nav.js';
 export type { MembershipPort } from './resource-tokens.service.js';
 export type { InternalUsers, InternalUserSpec } from './internal-users.js';
 export type { ResourceLookupPort } from './resource-tokens.routes.js';

@@ -3,7 +3,7 @@ import type { Clock } from '../../infra/clock.js';
 import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js';
 import { NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
 import { OAUTH_DEFAULTS } from './oauth.defaults.js';
-import type { ApplicationRow, OAuthStorage } from './oauth.storage.js';
+import type { ApplicationChanges, ApplicationRow, Authorization, OAuthStorage } from './oauth.storage.js';
 import { parseRedirectUris } from './redirect-uri.js';
 import { joinScopes, parseScope, registrableScopes } from './scopes.js';
 
@@ -38,6 +38,50 @@ export class ApplicationsService {
   ) {}
 
   async create(input: ApplicationInput, registrant: Registrant): Promise<ApplicationWithSecret> {
+    const fields = this.validate(input, registrant);
+    const secret = generateToken(TOKEN_PREFIX.clientSecret, OAUTH_DEFAULTS.secretBytes);
+    const now = this.clock.now();
+    const application = await this.storage.insertApplication({
+      uid: randomBytes(32).toString('hex'),
+      ...fields,
+      secret_digest: digestToken(secret),
+      owner_id: registrant.ownerId,
+      created_at: now,
+      updated_at: now,
+    });
+    return { application, secret };
+  }
+
+  /**
+   * The owner's Edit form: name, redirect URIs, scopes and confidentiality, checked as at
+   * registration. Tokens already issued keep the scopes they were granted.
+   */
+  async update(id: number, input: ApplicationInput, registrant: Registrant): Promise<ApplicationRow> {
+    await this.owned(id, registrant.ownerId);
+    const application = await this.storage.updateApplication(id, this.validate(input, registrant), this.clock.now());
+    if (!application) throw new NotFoundError('Application');
+    return application;
+  }
+
+  /** One application the user may manage (404 otherwise). */
+  get(id: number, ownerId: number | null): Promise<ApplicationRow> {
+    return this.owned(id, ownerId);
+  }
+
+  /** The applications the user authorized whose tokens still work. */
+  authorizations(userId: number): Promise<Authorization[]> {
+    return this.storage.listAuthorizations(userId, this.clock.now());
+  }
+
+  /**
+   * Revokes what the user's consent to one application still grants: its tokens, unexchanged
+   * codes and approved device grants. Its next authorization request asks for consent again.
+   */
+  async revokeAuthorization(userId: number, applicationId: number): Promise<void> {
+    await this.storage.endApplicationAccess(userId, applicationId, this.clock.now());
+  }
+
+  private validate(input: ApplicationInput, registrant: Registrant): ApplicationChanges {
     const messages: ValidationMessages = {};
     const name = input.name.trim();
     if (name === '') messages.name = ["can't be blank"];
@@ -50,21 +94,7 @@ export class ApplicationsService {
     if (scopes === null || scopes.length === 0) messages.scopes = ["can't be blank"];
     else if (scopes.some((s) => !allowed.includes(s))) messages.scopes = ["doesn't match those configured on the server."];
     if (Object.keys(messages).length > 0 || scopes === null) throw new ValidationError(messages);
-
-    const secret = generateToken(TOKEN_PREFIX.clientSecret, OAUTH_DEFAULTS.secretBytes);
-    const now = this.clock.now();
-    const application = await this.storage.insertApplication({
-      uid: randomBytes(32).toString('hex'),
-      name,
-      redirect_uri: uris.join('\n'),
-      scopes: joinScopes(scopes),
-      confidential: input.confidential ? 1 : 0,
-      secret_digest: digestToken(secret),
-      owner_id: registrant.ownerId,
-      created_at: now,
-      updated_at: now,
-    });
-    return { application, secret };
+    return { name, redirect_uri: uris.join('\n'), scopes: joinScopes(scopes), confidential: input.confidential ? 1 : 0 };
   }
 
   /** All applications (`null`) or one user's. */

@@ -42,10 +42,18 @@ export function authorizeRoutes(app: FastifyInstance, { authorize, pageAuth }: A
     const pre = await authorize.preAuthorize(params);
     if (pre.kind === 'fatal') return errorPage(reply, 400, pre.error.error, pre.error.description);
     if (pre.kind === 'redirect') return reply.redirect(pre.location, 302);
+    const { request: req } = pre;
+    const silent = req.prompt.includes('none');
+    if (silent && !(await pageAuth.currentUser(request))) return reply.redirect(authorize.interactionRequired(req, 'login_required'), 302);
     const actor = await pageAuth.requireSignedIn(request, reply);
     if (!actor) return reply;
-    const csrf = pageAuth.pageCsrf(request, reply);
     const { interactionId, issuedAt } = authorize.newInteraction();
+    if (!req.prompt.includes('consent') && (await authorize.consentRemembered(req, actor.user.id))) {
+      const location = await authorize.approve(req, actor.user.id, interactionId, null);
+      if (location) return reply.redirect(location, 302);
+    }
+    if (silent) return reply.redirect(authorize.interactionRequired(req, 'consent_required'), 302);
+    const csrf = pageAuth.pageCsrf(request, reply);
     const fields: Record<string, string> = {};
     for (const name of AUTHORIZE_PARAMS) {
       const value = params.get(name);
@@ -54,12 +62,10 @@ export function authorizeRoutes(app: FastifyInstance, { authorize, pageAuth }: A
     fields.interaction_id = interactionId;
     fields.issued_at = String(issuedAt);
     fields.consent_ticket = authorize.consentTicket(actor.credential.id, actor.user.id, params, interactionId, issuedAt);
-    const { request: req } = pre;
     return sendPage(
       reply,
       <ConsentPage
-        username={actor.user.username}
-        csrf={csrf}
+        page={{ actor, csrf, flash: null }}
         application={req.application}
         scopes={req.scopes}
         redirectHost={new URL(req.redirectUri).host || req.redirectUri}

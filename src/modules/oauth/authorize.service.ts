@@ -27,6 +27,8 @@ export interface AuthorizationRequest {
   codeChallengeMethod: string | undefined;
   nonce: string | undefined;
   rootNamespaceId: number | undefined;
+  /** OIDC Core §3.1.2.1 `prompt`: `consent` asks even when consent is remembered; `none` never shows a page. */
+  prompt: readonly string[];
 }
 
 /**
@@ -48,6 +50,7 @@ export const AUTHORIZE_PARAMS = [
   'code_challenge_method',
   'nonce',
   'root_namespace_id',
+  'prompt',
 ] as const;
 
 const CONSENT_TTL_MS = 10 * 60 * 1000;
@@ -97,9 +100,13 @@ export class AuthorizeService {
     if (rootNamespace !== undefined && !/^\d{1,15}$/.test(rootNamespace)) {
       return fail(new InvalidRequestError('root_namespace_id must be a namespace ID.'));
     }
+    const prompt = splitScopes(params.get('prompt') ?? '');
+    if (prompt.includes('none') && prompt.length > 1)
+      return fail(new InvalidRequestError('prompt=none cannot be combined with other values.'));
     return {
       kind: 'ok',
       request: {
+        prompt,
         application,
         redirectUri,
         scopes,
@@ -112,12 +119,37 @@ export class AuthorizeService {
     };
   }
 
+  /**
+   * Consent is remembered as the established product does: a confidential application the
+   * user already authorized for these scopes or more (a live token of theirs carries them
+   * all) gets its code without the consent page. A public client is asked every time, since
+   * anyone can present its client_id (RFC 6749 §10.2); revoking the application under
+   * Authorized applications revokes those tokens, and with them the remembered consent.
+   */
+  async consentRemembered(request: AuthorizationRequest, userId: number): Promise<boolean> {
+    if (request.application.confidential !== 1) return false;
+    const granted = await this.storage.liveTokenScopes(userId, request.application.id, this.clock.now());
+    return granted.some((scopes) => {
+      const held = new Set(splitScopes(scopes));
+      return request.scopes.every((scope) => held.has(scope));
+    });
+  }
+
   /** RFC 6749 §4.1.2 and RFC 9207: `code`/`error` with `state` and the issuer `iss`. */
   redirectWith(redirectUri: string, values: Record<string, string | undefined>): string {
     const url = new URL(redirectUri);
     for (const [name, value] of Object.entries(values)) if (value !== undefined) url.searchParams.append(name, value);
     url.searchParams.append('iss', this.issuer);
     return url.toString();
+  }
+
+  /** `prompt=none` when a page would be needed: `login_required` or `consent_required` (OIDC Core §3.1.2.6). */
+  interactionRequired(request: AuthorizationRequest, error: 'login_required' | 'consent_required'): string {
+    return this.redirectWith(request.redirectUri, {
+      error,
+      error_description: error === 'login_required' ? 'The user is not signed in.' : 'The user has not authorized this application.',
+      state: request.state,
+    });
   }
 
   deny(request: AuthorizationRequest): string {

@@ -5,7 +5,7 @@ import type { RateLimiter } from '../../infra/http/index.js';
 import { sendPage } from '../../web/layout.js';
 import type { PageAuth } from '../identity/index.js';
 import { formatUserCode, normalizeUserCode, type DeviceService } from './device.service.js';
-import { DeviceConfirmPage, DeviceDonePage, DeviceEntryPage, OAuthErrorPage } from './oauth.pages.js';
+import { DeviceConfirmPage, DeviceDonePage, DeviceEntryPage, OAuthErrorPage, pageLike } from './oauth.pages.js';
 
 export interface DeviceRouteDeps {
   device: DeviceService;
@@ -56,7 +56,7 @@ export function deviceRoutes(app: FastifyInstance, { device, pageAuth, limiter, 
     const error = { unknown: 'The user code is invalid.', expired: 'The user code has expired.', used: 'The user code was already used.' }[
       found.kind
     ];
-    return { sent: sendPage(reply, <DeviceEntryPage username={actor.user.username} csrf={csrf} userCode={typed} error={error} />, 422) };
+    return { sent: sendPage(reply, <DeviceEntryPage page={pageLike(actor, csrf)} userCode={typed} error={error} />, 422) };
   };
 
   app.get('/oauth/device', { config: NONE }, async (request, reply) => {
@@ -64,7 +64,7 @@ export function deviceRoutes(app: FastifyInstance, { device, pageAuth, limiter, 
     if (!actor) return reply;
     const csrf = pageAuth.pageCsrf(request, reply);
     const prefill = text((request.query as Record<string, unknown>).user_code);
-    return sendPage(reply, <DeviceEntryPage username={actor.user.username} csrf={csrf} userCode={prefill} />);
+    return sendPage(reply, <DeviceEntryPage page={pageLike(actor, csrf)} userCode={prefill} />);
   });
 
   app.post('/oauth/device', { config: NONE, bodyLimit: 16 * 1024 }, async (request, reply) => {
@@ -75,7 +75,7 @@ export function deviceRoutes(app: FastifyInstance, { device, pageAuth, limiter, 
     if (!pageAuth.verifyPageCsrf(request)) {
       return sendPage(
         reply,
-        <DeviceEntryPage username={actor.user.username} csrf={csrf} userCode={typed} error="The form has expired. Try again." />,
+        <DeviceEntryPage page={pageLike(actor, csrf)} userCode={typed} error="The form has expired. Try again." />,
         403,
       );
     }
@@ -83,10 +83,7 @@ export function deviceRoutes(app: FastifyInstance, { device, pageAuth, limiter, 
     if (!result.found) return result.sent;
     const { application, scopes } = result.found;
     const display = formatUserCode(normalizeUserCode(typed));
-    return sendPage(
-      reply,
-      <DeviceConfirmPage username={actor.user.username} csrf={csrf} userCode={display} application={application} scopes={scopes} />,
-    );
+    return sendPage(reply, <DeviceConfirmPage page={pageLike(actor, csrf)} userCode={display} application={application} scopes={scopes} />);
   });
 
   app.post('/oauth/device/confirm', { config: NONE, bodyLimit: 16 * 1024 }, async (request, reply) => {
@@ -98,7 +95,7 @@ export function deviceRoutes(app: FastifyInstance, { device, pageAuth, limiter, 
     if (!pageAuth.verifyPageCsrf(request)) {
       return sendPage(
         reply,
-        <DeviceEntryPage username={actor.user.username} csrf={csrf} userCode={typed} error="The form has expired. Try again." />,
+        <DeviceEntryPage page={pageLike(actor, csrf)} userCode={typed} error="The form has expired. Try again." />,
         403,
       );
     }
@@ -108,10 +105,10 @@ export function deviceRoutes(app: FastifyInstance, { device, pageAuth, limiter, 
     if (!(await device.decide(result.found.grant, actor.user.id, approved))) {
       return sendPage(
         reply,
-        <DeviceEntryPage username={actor.user.username} csrf={csrf} userCode={typed} error="The user code was already used." />,
+        <DeviceEntryPage page={pageLike(actor, csrf)} userCode={typed} error="The user code was already used." />,
         422,
       );
     }
-    return sendPage(reply, <DeviceDonePage username={actor.user.username} csrf={csrf} approved={approved} />);
+    return sendPage(reply, <DeviceDonePage page={pageLike(actor, csrf)} approved={approved} />);
   });
 }

@@ -7,7 +7,8 @@
 import { oauthErrorHandler } from '../../infra/errors/index.js';
 import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import { ApplicationsService } from './applications.service.js';
-import { applicationsApiRoutes, applicationsPageRoutes } from './applications.routes.js';
+import { applicationsApiRoutes } from './applications.routes.js';
+import { applicationsPages } from './applications.page-routes.js';
 import { authorizeRoutes } from './authorize.routes.js';
 import { AuthorizeService } from './authorize.service.js';
 import { deviceRoutes } from './device.routes.js';
@@ -28,7 +29,7 @@ export type { OAuthTokens } from './tokens.service.js';
 
 /**
  * `/api/v4/applications` (admin); at the root `/oauth/*` and `/.well-known/*` (own error
- * handler) and `/user_settings/applications`.
+ * handler); on the page layer `/-/user_settings/applications` (and `/user_settings/applications`).
  */
 export interface OAuthModule extends ModuleRoutes {
   readonly applications: ApplicationsService;
@@ -61,6 +62,7 @@ export function createOAuthModule(platform: Platform, deps: OAuthModuleDeps): OA
     applications,
     tokens,
     routes: (app) => applicationsApiRoutes(app, applications, config.externalUrl),
+    pages: (web) => applicationsPages(web, applications),
     // Everything at the root lives in a plugin of its own (its hooks and handlers stay the module's),
     // and the endpoints of the OAuth error format in one nested inside it.
     rootRoutes: async (app) => {
@@ -87,7 +89,6 @@ export function createOAuthModule(platform: Platform, deps: OAuthModuleDeps): OA
           authorizeRoutes(scope, { authorize, pageAuth });
           deviceRoutes(scope, { device, pageAuth, limiter: platform.limiter, config });
         });
-        applicationsPageRoutes(root, applications, pageAuth);
         root.addHook('onReady', () => housekeeping.schedule());
       });
     },

@@ -1,7 +1,7 @@
+import type { Actor } from '../../infra/auth/index.js';
 import { Flash, Layout } from '../../web/layout.js';
+import type { PageState } from '../../web/index.js';
 import type { ApplicationRow } from './oauth.storage.js';
-import { splitRedirectUris } from './redirect-uri.js';
-import { splitScopes } from './scopes.js';
 
 /** What each scope lets an application do, in the words the consent page shows. */
 export const SCOPE_DESCRIPTIONS: Record<string, string> = {
@@ -17,6 +17,13 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   email: 'Read your primary email address through OpenID Connect.',
 };
 
+/**
+ * What the layout needs of a request. The authorize and device pages keep the OAuth error
+ * format outside the page layer, so they build it from the session they read themselves.
+ */
+export type PageLike = Pick<PageState, 'actor' | 'csrf' | 'flash'>;
+export const pageLike = (actor: Actor, csrf: string): PageLike => ({ actor, csrf, flash: null });
+
 function ScopeList({ scopes }: { scopes: readonly string[] }) {
   return (
     <ul class="scopes" id="scopes">
@@ -30,8 +37,7 @@ function ScopeList({ scopes }: { scopes: readonly string[] }) {
 }
 
 export interface ConsentProps {
-  username: string;
-  csrf: string;
+  page: PageLike;
   application: ApplicationRow;
   scopes: readonly string[];
   redirectHost: string;
@@ -40,9 +46,11 @@ export interface ConsentProps {
 }
 
 /** `GET /oauth/authorize`: names the application and every scope, with Authorize and Deny. */
-export function ConsentPage({ username, csrf, application, scopes, redirectHost, fields }: ConsentProps) {
+export function ConsentPage({ page, application, scopes, redirectHost, fields }: ConsentProps) {
+  const { csrf } = page;
+  const username = page.actor?.user.username ?? '';
   return (
-    <Layout title="Authorize application" username={username} csrf={csrf}>
+    <Layout title="Authorize application" page={page}>
       <h1>
         Authorize <span id="application-name">{application.name}</span> to use your account?
       </h1>
@@ -83,17 +91,17 @@ export function OAuthErrorPage({ title, error, description }: { title: string; e
 }
 
 export interface DeviceEntryProps {
-  username: string;
-  csrf: string;
+  page: PageLike;
   userCode: string;
   error?: string | undefined;
   notice?: string | undefined;
 }
 
 /** `GET /oauth/device`: the user types (or finds prefilled) the code shown on the device. */
-export function DeviceEntryPage({ username, csrf, userCode, error, notice }: DeviceEntryProps) {
+export function DeviceEntryPage({ page, userCode, error, notice }: DeviceEntryProps) {
+  const { csrf } = page;
   return (
-    <Layout title="Connect a device" username={username} csrf={csrf}>
+    <Layout title="Connect a device" page={page}>
       <h1>Connect a device</h1>
       {error ? <Flash kind="error">{error}</Flash> : null}
       {notice ? <Flash kind="notice">{notice}</Flash> : null}
@@ -110,17 +118,17 @@ export function DeviceEntryPage({ username, csrf, userCode, error, notice }: Dev
 }
 
 export interface DeviceConfirmProps {
-  username: string;
-  csrf: string;
+  page: PageLike;
   userCode: string;
   application: ApplicationRow;
   scopes: readonly string[];
 }
 
 /** The second step: which application, which scopes, Authorize or Deny. */
-export function DeviceConfirmPage({ username, csrf, userCode, application, scopes }: DeviceConfirmProps) {
+export function DeviceConfirmPage({ page, userCode, application, scopes }: DeviceConfirmProps) {
+  const { csrf } = page;
   return (
-    <Layout title="Authorize device" username={username} csrf={csrf}>
+    <Layout title="Authorize device" page={page}>
       <h1>
         Authorize <span id="application-name">{application.name}</span> on your device?
       </h1>
@@ -142,122 +150,11 @@ export function DeviceConfirmPage({ username, csrf, userCode, application, scope
   );
 }
 
-export function DeviceDonePage({ username, csrf, approved }: { username: string; csrf: string; approved: boolean }) {
+export function DeviceDonePage({ page, approved }: { page: PageLike; approved: boolean }) {
   return (
-    <Layout title="Device" username={username} csrf={csrf}>
+    <Layout title="Device" page={page}>
       <h1 id="device-result">{approved ? 'Device connected' : 'Device access denied'}</h1>
       <p>{approved ? 'You can return to your device now.' : 'The device was not given access to your account.'}</p>
-    </Layout>
-  );
-}
-
-export interface ApplicationsPageProps {
-  username: string;
-  csrf: string;
-  applications: readonly ApplicationRow[];
-  scopes: readonly string[];
-  /** Just created or renewed: its ID and secret, shown once. */
-  revealed?: { application: ApplicationRow; secret: string } | undefined;
-  errors?: Readonly<Record<string, readonly string[]>> | undefined;
-  form?: { name: string; redirectUri: string; confidential: boolean; scopes: readonly string[] } | undefined;
-  notice?: string | undefined;
-}
-
-/** `/user_settings/applications`: the signed-in user's applications. */
-export function ApplicationsPage(props: ApplicationsPageProps) {
-  const { username, csrf, applications, scopes, revealed, errors, notice } = props;
-  const form = props.form ?? { name: '', redirectUri: '', confidential: true, scopes: [] };
-  return (
-    <Layout title="Applications" username={username} csrf={csrf}>
-      <h1>Applications</h1>
-      {notice ? <Flash kind="notice">{notice}</Flash> : null}
-      {revealed ? (
-        <section class="revealed" id="revealed">
-          <h2>{revealed.application.name}</h2>
-          <p>
-            Application ID: <code id="application-id">{revealed.application.uid}</code>
-          </p>
-          <p>
-            Secret: <code id="application-secret">{revealed.secret}</code>
-          </p>
-          <p class="muted">Copy the secret now: it is not shown again.</p>
-        </section>
-      ) : null}
-      <h2>Add new application</h2>
-      {errors && Object.keys(errors).length > 0 ? (
-        <Flash kind="error">
-          {Object.entries(errors).map(([field, list]) => (
-            <span key={field}>
-              {field.replace('_', ' ')} {list.join(', ')}.{' '}
-            </span>
-          ))}
-        </Flash>
-      ) : null}
-      <form method="post" action="/user_settings/applications" class="stacked" id="new-application">
-        <input type="hidden" name="authenticity_token" value={csrf} />
-        <label for="application_name">Name</label>
-        <input type="text" id="application_name" name="name" value={form.name} required maxLength={255} />
-        <label for="application_redirect_uri">Redirect URI (one per line)</label>
-        <textarea id="application_redirect_uri" name="redirect_uri" rows={3} required>
-          {form.redirectUri}
-        </textarea>
-        <label>
-          <input type="checkbox" name="confidential" value="1" id="application_confidential" checked={form.confidential} /> Confidential
-          (the application can keep its secret on a server)
-        </label>
-        <fieldset>
-          <legend>Scopes</legend>
-          {scopes.map((scope) => (
-            <label key={scope}>
-              <input type="checkbox" name="scopes" value={scope} id={`scope_${scope}`} checked={form.scopes.includes(scope)} />{' '}
-              <strong>{scope}</strong> <span class="muted">{SCOPE_DESCRIPTIONS[scope] ?? ''}</span>
-            </label>
-          ))}
-        </fieldset>
-        <p>
-          <button type="submit">Save application</button>
-        </p>
-      </form>
-      <h2>Your applications ({applications.length})</h2>
-      <table id="applications">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Application ID</th>
-            <th>Callback URLs</th>
-            <th>Scopes</th>
-            <th>Confidential</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {applications.map((app) => (
-            <tr key={app.id} data-application-id={app.uid}>
-              <td>{app.name}</td>
-              <td>
-                <code>{app.uid}</code>
-              </td>
-              <td>{splitRedirectUris(app.redirect_uri).join(' ')}</td>
-              <td>{splitScopes(app.scopes).join(' ')}</td>
-              <td>{app.confidential === 1 ? 'Yes' : 'No'}</td>
-              <td>
-                <form method="post" action={`/user_settings/applications/${app.id}/renew`} class="inline">
-                  <input type="hidden" name="authenticity_token" value={csrf} />
-                  <button type="submit" class="secondary">
-                    Renew secret
-                  </button>
-                </form>{' '}
-                <form method="post" action={`/user_settings/applications/${app.id}/delete`} class="inline">
-                  <input type="hidden" name="authenticity_token" value={csrf} />
-                  <button type="submit" class="danger">
-                    Destroy
-                  </button>
-                </form>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
     </Layout>
   );
 }

@@ -2,7 +2,9 @@ import { sql } from 'kysely';
 import { CompiledOnce, type Executor, Repository, type Transact, isUniqueViolation } from '../../infra/db/index.js';
 import type {
   AccessTokenRow,
+  ApplicationChanges,
   ApplicationRow,
+  Authorization,
   DeviceGrantRow,
   GrantRow,
   NewAccessToken,
@@ -154,6 +156,15 @@ export class OAuthRepository extends Repository implements OAuthStorage {
       .executeTakeFirst();
   }
 
+  updateApplication(id: number, changes: ApplicationChanges, now: number): Promise<ApplicationRow | undefined> {
+    return this.db
+      .updateTable('oauth_applications')
+      .set({ ...changes, updated_at: now })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
   insertGrant(grant: NewGrant): Promise<GrantRow> {
     return this.db.insertInto('oauth_access_grants').values(grant).returningAll().executeTakeFirstOrThrow();
   }
@@ -247,24 +258,71 @@ export class OAuthRepository extends Repository implements OAuthStorage {
   }
 
   async endUserAccess(userId: number, now: number): Promise<void> {
-    await this.revokeLive({ userId }, now);
+    await this.endAccess(userId, undefined, now);
+  }
+
+  endApplicationAccess(userId: number, applicationId: number, now: number): Promise<void> {
+    return this.atomically((repo) => repo.endAccess(userId, applicationId, now));
+  }
+
+  private async endAccess(userId: number, applicationId: number | undefined, now: number): Promise<void> {
+    await this.revokeLive(applicationId === undefined ? { userId } : { userId, applicationId }, now);
     // Codes not yet exchanged count as used; device grants approved but not yet redeemed as denied.
-    await this.db
+    let codes = this.db
       .updateTable('oauth_access_grants')
       .set({ consumed_at: now })
       .where('user_id', '=', userId)
-      .where('consumed_at', 'is', null)
-      .execute();
-    await this.db
+      .where('consumed_at', 'is', null);
+    if (applicationId !== undefined) codes = codes.where('application_id', '=', applicationId);
+    await codes.execute();
+    let devices = this.db
       .updateTable('oauth_device_grants')
       .set({ status: 'denied' })
       .where('user_id', '=', userId)
-      .where('status', '=', 'approved')
+      .where('status', '=', 'approved');
+    if (applicationId !== undefined) devices = devices.where('application_id', '=', applicationId);
+    await devices.execute();
+  }
+
+  async liveTokenScopes(userId: number, applicationId: number, now: number): Promise<string[]> {
+    const rows = await this.liveTokens(userId, now).where('t.application_id', '=', applicationId).select('t.scopes').execute();
+    return rows.map((row) => row.scopes);
+  }
+
+  async listAuthorizations(userId: number, now: number): Promise<Authorization[]> {
+    const rows = await this.liveTokens(userId, now)
+      .innerJoin('oauth_applications as a', 'a.id', 't.application_id')
+      .select(['a.id', 'a.uid', 'a.name', 't.scopes', 't.created_at'])
+      .orderBy('t.id')
       .execute();
+    const byApplication = new Map<number, Authorization>();
+    for (const row of rows) {
+      const found = byApplication.get(row.id) ?? {
+        application: { id: row.id, uid: row.uid, name: row.name },
+        scopes: [],
+        authorizedAt: row.created_at,
+      };
+      for (const scope of row.scopes.split(' ')) if (scope && !found.scopes.includes(scope)) found.scopes.push(scope);
+      found.authorizedAt = Math.min(found.authorizedAt, row.created_at);
+      byApplication.set(row.id, found);
+    }
+    return [...byApplication.values()].sort((a, b) => a.application.name.localeCompare(b.application.name));
+  }
+
+  /** A user's tokens that still let an application act: not revoked, and refreshable or unexpired. */
+  private liveTokens(userId: number, now: number) {
+    return this.db
+      .selectFrom('oauth_access_tokens as t')
+      .where('t.user_id', '=', userId)
+      .where('t.revoked', '=', 0)
+      .where((eb) => eb.or([eb('t.refresh_digest', 'is not', null), eb('t.expires_at', 'is', null), eb('t.expires_at', '>', now)]));
   }
 
   /** Revokes the live tokens named, with the credentials epoch bumped in the same transaction when any was. */
-  private revokeLive(which: { id: number } | { family: string } | { userId: number }, now: number): Promise<number> {
+  private revokeLive(
+    which: { id: number } | { family: string } | { userId: number; applicationId?: number },
+    now: number,
+  ): Promise<number> {
     return this.atomically(async (repo) => {
       // `revoked = 0` stated literally: only then does SQLite use the live-family partial index.
       const update = repo.db
@@ -276,7 +334,9 @@ export class OAuthRepository extends Repository implements OAuthStorage {
           ? update.where('id', '=', which.id)
           : 'family' in which
             ? update.where('family', '=', which.family)
-            : update.where('user_id', '=', which.userId)
+            : which.applicationId === undefined
+              ? update.where('user_id', '=', which.userId)
+              : update.where('user_id', '=', which.userId).where('application_id', '=', which.applicationId)
       ).executeTakeFirstOrThrow();
       return changed(result);
     });

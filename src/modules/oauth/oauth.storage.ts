@@ -50,6 +50,18 @@ export type RefreshableToken = Pick<
   | 'created_at'
 >;
 
+/** An application a user authorized whose consent is still live, for the Authorized applications list. */
+export interface Authorization {
+  application: Pick<ApplicationRow, 'id' | 'uid' | 'name'>;
+  /** Every scope its live tokens carry. */
+  scopes: string[];
+  /** When the oldest live token was issued. */
+  authorizedAt: number;
+}
+
+/** What the owner of an application may change on its Edit form. */
+export type ApplicationChanges = Pick<ApplicationRow, 'name' | 'redirect_uri' | 'scopes' | 'confidential'>;
+
 export interface TokenWithApplication {
   token: RefreshableToken;
   application: ClientApplication;
@@ -78,6 +90,7 @@ export interface OAuthStorage {
   pageApplications(limit: number, offset: number): Promise<{ rows: ApplicationRow[]; total: number }>;
   deleteApplication(id: number): Promise<boolean>;
   setApplicationSecret(id: number, digest: string, now: number): Promise<ApplicationRow | undefined>;
+  updateApplication(id: number, changes: ApplicationChanges, now: number): Promise<ApplicationRow | undefined>;
 
   insertGrant(grant: NewGrant): Promise<GrantRow>;
   findGrantByDigest(digest: string): Promise<GrantRow | undefined>;
@@ -98,6 +111,15 @@ export interface OAuthStorage {
    * revoked, unexchanged codes used up, approved but unredeemed device grants denied.
    */
   endUserAccess(userId: number, now: number): Promise<void>;
+  /** The same as endUserAccess for one application only: the user revoked it under Authorized applications. */
+  endApplicationAccess(userId: number, applicationId: number, now: number): Promise<void>;
+  /**
+   * The scopes of each of the user's live tokens of the application: not revoked, and either
+   * refreshable (refresh tokens do not expire) or not yet expired.
+   */
+  liveTokenScopes(userId: number, applicationId: number, now: number): Promise<string[]>;
+  /** The applications the user's live tokens belong to, by name. */
+  listAuthorizations(userId: number, now: number): Promise<Authorization[]>;
   /** Deletes up to `batch` codes and `batch` device grants that expired before `before`. */
   pruneGrants(before: number, batch: number): Promise<{ codes: number; deviceGrants: number }>;
   /** This storage on another executor: a publisher's open transaction (infra/bus.ts). */
