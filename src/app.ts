@@ -31,6 +31,7 @@ import { createNotificationsModule, type NotificationsModule } from './modules/n
 import { createEventsModule, type EventsModule } from './modules/events/index.js';
 import { createDashboardModule } from './modules/dashboard/index.js';
 import { createGitModule, type GitModule } from './modules/git/index.js';
+import { createAdminModule } from './modules/admin/index.js';
 import { installJsonParser } from './infra/http/json-parser.js';
 import { AT_LEAST_ONE_OF, installParamCoercion } from './infra/http/params.js';
 import { installRackForms, parseRackQuery, queryError } from './infra/http/rack-params.js';
@@ -173,10 +174,24 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     openapi,
     overloaded: () => shedder.overloaded || database.poolStats().waiting > 50,
   });
+  const admin = createAdminModule(platform, { identity, projects, oauth, git, version: VERSION });
   const modules: Modules = { identity, projects, oauth, spam, notifications, events, errorTracking, alerts, git };
   app.decorate('modules', modules);
   // The module table in creation order: both registrations below go through it in this order.
-  const mounted: readonly ModuleRoutes[] = [identity, spam, projects, oauth, git, errorTracking, notifications, events, dashboard, alerts, operations];
+  const mounted: readonly ModuleRoutes[] = [
+    identity,
+    spam,
+    projects,
+    oauth,
+    git,
+    errorTracking,
+    notifications,
+    events,
+    dashboard,
+    alerts,
+    operations,
+    admin,
+  ];
 
   // REST API v4: `{message}` error bodies (infra/errors apiErrorHandler).
   await app.register(

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../infra/errors/index.js';
+import { AppError, ValidationError } from '../infra/errors/index.js';
 import { Flash, Layout, sendPage } from './layout.js';
 import type { FieldErrors } from './page-policy.js';
 import { ROLE_NAMES } from './project-nav.js';
@@ -148,4 +148,19 @@ export function pageErrorHandler() {
     request.log.error({ err: error }, 'page failed');
     return renderErrorPage(request, reply, 500);
   };
+}
+
+/**
+ * A service's refusal as the messages of a form: a ValidationError's by field (`{email: ['is
+ * invalid']}`), any other 4xx as the form's own (`_`); anything else is not a form's business.
+ */
+export function formErrorsOf(error: unknown): FieldErrors | null {
+  if (!(error instanceof AppError) || error.status >= 500 || error.status === 401) return null;
+  if (error instanceof ValidationError) {
+    const out: Record<string, string> = {};
+    for (const [field, value] of Object.entries(error.messages))
+      out[field] = Array.isArray(value) ? value.join(', ') : 'is not valid';
+    return out;
+  }
+  return { _: messageOf(error) };
 }

@@ -70,6 +70,18 @@ export class JobQueue {
     return row !== undefined;
   }
 
+  /** How many jobs wait or run now, for the administrator's system page. */
+  async pendingCount(): Promise<{ queued: number; running: number }> {
+    const rows = await this.db
+      .selectFrom('background_jobs')
+      .select(['state', (eb) => eb.fn.countAll<number | string>().as('n')])
+      .where('state', 'in', ['queued', 'running'])
+      .groupBy('state')
+      .execute();
+    const count = (state: string) => Number(rows.find((row) => row.state === state)?.n ?? 0);
+    return { queued: count('queued'), running: count('running') };
+  }
+
   /**
    * Enqueues a job of `kind` unless one is queued or running (other than `exceptId`, the job
    * scheduling its own next run); true when it enqueued. Self-rescheduling jobs keep one pending so.
