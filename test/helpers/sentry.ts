@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestApp } from './app.js';
+import { createProject, type TestUser } from './factories.js';
 
 /** Error tracking helpers: enabling a project and speaking the Sentry wire protocol (reference C). */
 export interface TrackedProject {
@@ -19,6 +20,11 @@ export async function enableTracking(t: TestApp, projectId: number, token?: stri
   const keys = await t.api('GET', `/projects/${projectId}/error_tracking/client_keys`, token ? { token } : {});
   const key = keys.json()[0] as { id: number; public_key: string; tracker_dsn: string };
   return { projectId, key: key.public_key, keyId: key.id, dsn: key.tracker_dsn };
+}
+
+/** A new project of `owner` with error tracking on, set up with the owner's token. */
+export async function trackedProject(t: TestApp, owner: TestUser): Promise<TrackedProject> {
+  return enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
 }
 
 export const storePath = (projectId: number | string) => `/errortracking/api/v1/projects/api/${projectId}/store/`;
