@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../helpers/app.js';
 import { TestBrowser } from '../helpers/auth-browser.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { projectWithAlertAndError } from '../helpers/pages.js';
 import { appWithUsers } from '../helpers/suite.js';
 
 /** The path of an absolute `web_url`, as a browser would open it. */
@@ -276,6 +277,40 @@ describe('issue pages', () => {
     assert.equal(reporterPage.statusCode, 200);
     assert.match(reporterPage.body, /Confidential/);
     assert.equal((await carolBrowser.request('GET', `/${project.full_path}/-/issues/999`)).statusCode, 404);
+  });
+});
+
+describe('where an issue came from', () => {
+  let t: TestApp;
+  let alice: TestUser;
+  let bob: TestUser;
+  before(async () => ({ t, alice, bob } = await appWithUsers(['alice', 'bob'])));
+  after(() => t.close());
+
+  it('an incident links its alert and an issue opened from an error links the error, for the roles that open them', async () => {
+    const project = await createProject(t.app, alice, { visibility: 'public' });
+    await t.api('PUT', `/projects/${project.id}/alert_management/settings`, { body: { create_issue: true } });
+    const fixtures = await projectWithAlertAndError(t, project.id, 'boom', 7);
+    const incident = (await t.api('GET', `/projects/${project.id}/issues?issue_type=incident`)).json()[0];
+    const fromError = (await t.api('POST', `/projects/${project.id}/error_tracking/errors/${fixtures.errorId}/issue`)).json();
+    const owner = await browserFor(t, alice);
+    const incidentPage = await owner.request('GET', pathOf(incident.web_url));
+    assert.match(incidentPage.body, new RegExp(`Created from <a href="[^"]+">alert \\^${fixtures.alertIid}: boom alert</a>`));
+    const errorIssue = await owner.request('GET', pathOf(fromError.web_url));
+    const errorLink = /Created from <a href="([^"]+)">error boom<\/a>/.exec(errorIssue.body)?.[1];
+    assert.ok(errorLink, 'the issue links the error it came from');
+    // A visitor learns where it came from, without a link to a page its role does not open.
+    const visitor = await (await browserFor(t, bob)).request('GET', pathOf(fromError.web_url));
+    assert.match(visitor.body, /Created from error boom/);
+    // The error page links the issue page, not the API.
+    const errorPage = await owner.request('GET', errorLink);
+    assert.equal(errorPage.statusCode, 200);
+    assert.match(errorPage.body, new RegExp(`href="/${project.full_path}/-/issues/${fromError.iid}"`));
+    // Error tracking is on: no setup hint; a project without it offers one to its Maintainers.
+    assert.doesNotMatch((await owner.request('GET', `/${project.full_path}`)).body, /Set up error tracking/);
+    const bare = await createProject(t.app, alice, { visibility: 'public' });
+    const hint = await owner.request('GET', `/${bare.full_path}`);
+    assert.match(hint.body, new RegExp(`<a class="button" href="/${bare.full_path}/-/settings/operations">Set up error tracking</a>`));
   });
 });
 

@@ -158,6 +158,11 @@ export class AlertsRepository extends Repository {
     return this.db.updateTable('alerts').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
   }
 
+  /** The alert whose incident is this issue. */
+  findByIssueId(projectId: number, issueId: number): Promise<AlertRow | undefined> {
+    return this.db.selectFrom('alerts').selectAll().where('project_id', '=', projectId).where('issue_id', '=', issueId).executeTakeFirst();
+  }
+
   findByIid(projectId: number, iid: number): Promise<AlertRow | undefined> {
     return this.db.selectFrom('alerts').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst();
   }

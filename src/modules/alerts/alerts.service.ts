@@ -22,6 +22,11 @@ export class AlertsService {
     return this.alerts.statusCounts(project.id);
   }
 
+  /** The alert an incident issue was opened for, if it was. */
+  findByIssue(project: ProjectRow, issueId: number): Promise<AlertRow | undefined> {
+    return this.alerts.findByIssueId(project.id, issueId);
+  }
+
   async get(project: ProjectRow, iid: number): Promise<AlertRow> {
     const alert = await this.alerts.findByIid(project.id, iid);
     if (!alert) throw new NotFoundError('Alert');

@@ -1,12 +1,12 @@
 import type { ModuleRoutes, Platform } from '../../infra/platform.js';
-import type { ProjectRow } from '../projects/index.js';
+import { AccessLevel, type ProjectRow } from '../projects/index.js';
 import type { AlertsDeps, AlertsModuleDeps } from './alerts.deps.js';
 import { alertsPages } from './alerts.pages.js';
 import { mapAlert } from './alerts.presenter.js';
 import { AlertsRepository, type AlertRow } from './alerts.repository.js';
 import { alertsRoutes } from './alerts.routes.js';
 import { AlertsService } from './alerts.service.js';
-import { Incidents } from './incidents.js';
+import { Incidents, alertPagePath } from './incidents.js';
 import { ReceiverTargets } from './targets.js';
 import { IngestService } from './ingest.service.js';
 import { IntegrationsRepository } from './integrations.repository.js';
@@ -50,6 +50,16 @@ export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): 
     () => deps.recipients,
     (project) => maintainerIds(deps.projects, project, clock.now()),
   );
+
+  // An incident's issue page links the alert it was opened for (the alert pages need Developer).
+  deps.projects.pageExtensions.registerIssueOrigin(async (issue, project, level) => {
+    const alert = await alerts.findByIssue(project, issue.id);
+    if (!alert) return null;
+    return {
+      label: `alert ^${alert.iid}: ${alert.title}`,
+      href: level >= AccessLevel.DEVELOPER ? alertPagePath(project.id, alert.iid) : null,
+    };
+  });
 
   const targets = new ReceiverTargets(db, alertRows, clock, deps.projects.projects, integrations);
 

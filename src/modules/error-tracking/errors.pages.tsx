@@ -261,7 +261,7 @@ export function ErrorPage(props: ErrorPageProps) {
       ) : null}
       {error.issue_iid !== null ? (
         <p id="linked-issue">
-          Issue <a href={`/api/v4/projects/${project.id}/issues/${error.issue_iid}`}>#{error.issue_iid}</a> was created from this error.
+          Issue <a href={`/${project.full_path}/-/issues/${error.issue_iid}`}>#{error.issue_iid}</a> was created from this error.
         </p>
       ) : null}
       <h2>Last 24 hours</h2>

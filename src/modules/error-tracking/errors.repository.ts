@@ -47,6 +47,16 @@ export class ErrorsRepository extends Repository {
       .executeTakeFirst();
   }
 
+  /** The error an issue was opened from (`issue_iid`), if it was. */
+  findByIssueIid(projectId: number, issueIid: number): Promise<ErrorRow | undefined> {
+    return this.db
+      .selectFrom('error_tracking_errors')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('issue_iid', '=', issueIid)
+      .executeTakeFirst();
+  }
+
   update(errorId: number, changes: Partial<Pick<ErrorRow, 'status' | 'issue_iid'>>, now: number): Promise<ErrorRow> {
     return this.db
       .updateTable('error_tracking_errors')

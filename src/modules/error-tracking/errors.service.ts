@@ -49,6 +49,11 @@ export class ErrorsService {
     return this.repo.find(projectId, errorId);
   }
 
+  /** The error an issue was opened from, if it was. */
+  findByIssue(projectId: number, issueIid: number): Promise<ErrorRow | undefined> {
+    return this.repo.findByIssueIid(projectId, issueIid);
+  }
+
   async details(error: ErrorRow): Promise<ErrorDetails> {
     const users = await this.repo.userCounts([error.id]);
     const latest = await this.repo.latestEvent(error.id);

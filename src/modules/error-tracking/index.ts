@@ -1,4 +1,5 @@
 import { ingestionLimits } from '../../infra/http/index.js';
+import { AccessLevel } from '../projects/index.js';
 import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import { collectorRoutes } from './collector.routes.js';
 import { settingsRoutes } from './error-tracking.routes.js';
@@ -48,6 +49,21 @@ export function createErrorTrackingModule(platform: Platform, deps: ErrorTrackin
     deps.projects.issues,
     (projectId, errorId) => `${config.externalUrl}${errorPagePath(projectId, errorId)}`,
   );
+  // The issue opened from an error links back to it (the error pages need Reporter), and a
+  // project's Maintainers are offered to set error tracking up until it is on.
+  deps.projects.pageExtensions.registerIssueOrigin(async (issue, project, level) => {
+    const error = await errors.findByIssue(project.id, issue.iid);
+    if (!error) return null;
+    return { label: `error ${error.title}`, href: level >= AccessLevel.REPORTER ? errorPagePath(project.id, error.id) : null };
+  });
+  deps.projects.pageExtensions.registerOverviewHint(async (project, level) => {
+    if (level < AccessLevel.MAINTAINER || (await settings.find(project.id))?.active === 1) return null;
+    return {
+      title: 'Set up error tracking',
+      text: 'Send errors from your application with a Sentry SDK: they are grouped here, and an issue can be opened from each.',
+      action: { href: `/${project.full_path}/-/settings/operations`, label: 'Set up error tracking' },
+    };
+  });
   const ingestion = new IngestionService(
     platform.database.transact,
     new IngestionRepository(db),

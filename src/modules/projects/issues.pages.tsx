@@ -80,7 +80,10 @@ export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
   const issuePage = async (request: FastifyRequest, iid: number, comment?: { input: Record<string, unknown>; errors: FieldErrors }) => {
     const { project, level } = resolved(request);
     const issue = await visibleIssue(request, project, level, iid);
-    const [notes, origins] = await Promise.all([issues.listNotes(issue, 'asc', NOTES_SHOWN, 0), extensions.issueOrigins(issue, project)]);
+    const [notes, origins] = await Promise.all([
+      issues.listNotes(issue, 'asc', NOTES_SHOWN, 0),
+      extensions.issueOrigins(issue, project, level),
+    ]);
     const byId = await users.mapByIds([issue.author_id, issue.closed_by_id, ...notes.rows.map((n) => n.author_id)]);
     return frame(
       request,

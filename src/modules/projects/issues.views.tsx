@@ -184,9 +184,7 @@ export function IssuePage(props: IssuePageProps) {
       {props.origins.length > 0 ? (
         <ul class="origins" id="issue-origins">
           {props.origins.map((origin) => (
-            <li key={origin.href}>
-              Created from <a href={origin.href}>{origin.label}</a>
-            </li>
+            <li key={origin.label}>Created from {origin.href ? <a href={origin.href}>{origin.label}</a> : origin.label}</li>
           ))}
         </ul>
       ) : null}

@@ -4,7 +4,8 @@ import type { ProjectRow } from './projects.repository.js';
 /** Where an issue came from (an alert, a tracked error): a link on the issue page. */
 export interface IssueOrigin {
   readonly label: string;
-  readonly href: string;
+  /** Null for a caller whose role does not open that page. */
+  readonly href: string | null;
 }
 
 /** A next step the project overview offers (e.g. "Set up error tracking"), for the roles that can take it. */
@@ -14,7 +15,7 @@ export interface OverviewHint {
   readonly action: { readonly href: string; readonly label: string };
 }
 
-type OriginSource = (issue: IssueRow, project: ProjectRow) => Promise<IssueOrigin | null>;
+type OriginSource = (issue: IssueRow, project: ProjectRow, level: number) => Promise<IssueOrigin | null>;
 type HintSource = (project: ProjectRow, level: number) => Promise<OverviewHint | null>;
 
 /**
@@ -35,8 +36,8 @@ export class ProjectPageExtensions {
     this.hints.push(source);
   }
 
-  async issueOrigins(issue: IssueRow, project: ProjectRow): Promise<IssueOrigin[]> {
-    const found = await Promise.all(this.origins.map((source) => source(issue, project)));
+  async issueOrigins(issue: IssueRow, project: ProjectRow, level: number): Promise<IssueOrigin[]> {
+    const found = await Promise.all(this.origins.map((source) => source(issue, project, level)));
     return found.filter((origin): origin is IssueOrigin => origin !== null);
   }
 
