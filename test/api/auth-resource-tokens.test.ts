@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 describe('project access tokens', () => {
   let t: TestApp;
   let owner: TestUser;
   let projectId: number;
   before(async () => {
-    t = await createTestApp();
-    owner = await createUser(t.app);
+    ({ t, owner } = await appWithUsers(['owner']));
     projectId = (await createProject(t.app, owner, { visibility: 'private' })).id;
   });
   after(() => t.close());

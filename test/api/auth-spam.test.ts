@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 const SPAM_ENV = { SPAM_BLOCKED_PATTERNS: 'cheap pills, Casino Bonus', SPAM_MAX_LINKS: '2' };
 const links = (n: number) => Array.from({ length: n }, (_, i) => `https://example.com/${i}`).join(' ');
@@ -13,8 +14,7 @@ describe('spam checks without a CAPTCHA service', () => {
   let user: TestUser;
   let projectId: number;
   before(async () => {
-    t = await createTestApp({ env: SPAM_ENV });
-    user = await createUser(t.app);
+    ({ t, user } = await appWithUsers(['user'], { env: SPAM_ENV }));
     projectId = (await createProject(t.app, user)).id;
   });
   after(() => t.close());

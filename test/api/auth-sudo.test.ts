@@ -18,7 +18,7 @@ describe('Sudo (SPEC "Authentication")', () => {
   let plainWithSudo: TestUser;
   let adminWithoutSudo: TestUser;
   before(async () => {
-    t = await createTestApp({ manualClock: true });
+    t = await createTestApp();
     alice = await createUser(t.app, { username: 'Alice_Sudo' });
     plain = await createUser(t.app);
     // Only an administrator's token gets `sudo` (issue 18); one demoted since still holds it.

@@ -14,7 +14,7 @@ const wwwAuthenticate = (description: string) =>
 describe('personal access tokens on the API', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ manualClock: true });
+    t = await createTestApp();
   });
   after(() => t.close());
 

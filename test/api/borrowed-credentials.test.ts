@@ -11,7 +11,7 @@ const DAY = 86_400_000;
 describe('borrowed credentials cannot mint lasting ones', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ manualClock: true, env: { MAX_ACCESS_TOKEN_LIFETIME_DAYS: '30' } });
+    t = await createTestApp({ env: { MAX_ACCESS_TOKEN_LIFETIME_DAYS: '30' } });
   });
   after(() => t.close());
 

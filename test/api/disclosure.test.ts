@@ -1,18 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { TestBrowser } from '../helpers/auth-browser.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 describe('no disclosure to those who cannot see', () => {
   let t: TestApp;
   let owner: TestUser;
   let outsider: TestUser;
-  before(async () => {
-    t = await createTestApp();
-    owner = await createUser(t.app);
-    outsider = await createUser(t.app);
-  });
+  before(async () => ({ t, owner, outsider } = await appWithUsers(['owner', 'outsider'])));
   after(() => t.close());
 
   const ids = (res: { json(): unknown }) => (res.json() as { id: number }[]).map((u) => u.id);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import type { TestApp } from '../helpers/app.js';
+import { addMember, createProject, type TestUser } from '../helpers/factories.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 const SPAM_ENV = { SPAM_BLOCKED_PATTERNS: 'cheap pills', SPAM_MAX_LINKS: '2' };
 const DISCARDED = (kind: string) => ({ message: { error: `Your ${kind} has been recognized as spam and has been discarded.` } });
@@ -13,10 +14,7 @@ describe('edits go through the rules of creation', () => {
   let reporter: TestUser;
   let projectId: number;
   before(async () => {
-    t = await createTestApp({ env: SPAM_ENV });
-    owner = await createUser(t.app);
-    outsider = await createUser(t.app);
-    reporter = await createUser(t.app);
+    ({ t, owner, outsider, reporter } = await appWithUsers(['owner', 'outsider', 'reporter'], { env: SPAM_ENV }));
     projectId = (await createProject(t.app, owner, { visibility: 'public' })).id;
     await addMember(t.app, 'project', projectId, reporter, 20);
   });

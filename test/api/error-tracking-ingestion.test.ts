@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { createUser, type TestUser } from '../helpers/factories.js';
 import {
-  enableTracking,
   envelope,
   envelopePath,
   exceptionEvent,
@@ -12,8 +11,10 @@ import {
   sentryAuth,
   storePath,
   type TrackedProject,
+  trackedProject,
 } from '../helpers/sentry.js';
 import { sdkRequests } from '../helpers/sentry-fixtures.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 interface ErrorJson {
   id: number;
@@ -32,13 +33,10 @@ interface ErrorJson {
 describe('error tracking ingestion and grouping', () => {
   let t: TestApp;
   let owner: TestUser;
-  before(async () => {
-    t = await createTestApp();
-    owner = await createUser(t.app);
-  });
+  before(async () => ({ t, owner } = await appWithUsers(['owner'])));
   after(() => t.close());
 
-  const fresh = async (): Promise<TrackedProject> => enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+  const fresh = async (): Promise<TrackedProject> => trackedProject(t, owner);
   const store = (p: TrackedProject, event: Record<string, unknown>) =>
     post(t, storePath(p.projectId), JSON.stringify(event), { 'x-sentry-auth': sentryAuth(p.key) });
   const errorsOf = async (p: TrackedProject, query = ''): Promise<ErrorJson[]> => {
@@ -157,7 +155,7 @@ describe('error tracking ingestion and grouping', () => {
     const p = await fresh();
     const untimed = { ...exceptionEvent({ eventId: hex32(78) }), timestamp: 'not a time' };
     assert.equal((await store(p, untimed)).statusCode, 200);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    t.manual?.advance(5);
     assert.equal((await store(p, untimed)).statusCode, 200, 'the retry arrives later: another receive time');
     assert.equal((await errorsOf(p))[0]?.count, 1);
     const at = (seconds: number) => exceptionEvent({ eventId: hex32(79), timestamp: 1_700_000_000 + seconds });
@@ -319,7 +317,7 @@ describe('the collector answers browsers on any origin (CORS)', () => {
 
   it('a preflight is 204 with the methods and Sentry headers allowed; answers and refusals carry the origin rule', async () => {
     const owner = await createUser(t.app);
-    const { projectId, key } = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const { projectId, key } = await trackedProject(t, owner);
     for (const url of [envelopePath(projectId), storePath(projectId)]) {
       const preflight = await t.app.inject({
         method: 'OPTIONS',
@@ -357,7 +355,7 @@ describe('hostile nesting in events', () => {
 
   it('an event nested deeper than 100 levels is 400 on both endpoints and nothing is stored', async () => {
     const owner = await createUser(t.app);
-    const { projectId, key } = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const { projectId, key } = await trackedProject(t, owner);
     const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
     const event = `{"event_id":"${hex32(7)}","exception":{"values":[{"type":"Deep","value":"x"}]},"extra":{"nest":${deep}}}`;
     const store = await post(t, storePath(projectId), event, { 'x-sentry-auth': sentryAuth(key) });

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { TestBrowser } from '../helpers/auth-browser.js';
-import { createProject, createUser, type TestUser } from '../helpers/factories.js';
-import { enableTracking, exceptionEvent, post, sentryAuth, storePath, type TrackedProject } from '../helpers/sentry.js';
+import type { TestUser } from '../helpers/factories.js';
+import { exceptionEvent, post, sentryAuth, storePath, type TrackedProject, trackedProject } from '../helpers/sentry.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 /**
  * A lookup answers "not found" only when the row is absent: a failure of the database is a
@@ -15,9 +16,8 @@ describe('error tracking lookups: a database failure is not "not found"', () => 
   let owner: TestUser;
   let p: TrackedProject;
   before(async () => {
-    t = await createTestApp();
-    owner = await createUser(t.app);
-    p = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    ({ t, owner } = await appWithUsers(['owner']));
+    p = await trackedProject(t, owner);
     await post(t, storePath(p.projectId), JSON.stringify(exceptionEvent({})), { 'x-sentry-auth': sentryAuth(p.key) });
   });
   after(() => t.close());

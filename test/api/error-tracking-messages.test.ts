@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createProject, createUser, type TestUser } from '../helpers/factories.js';
-import { enableTracking, gzip, post, sentryAuth, storePath, type TrackedProject } from '../helpers/sentry.js';
+import type { TestApp } from '../helpers/app.js';
+import type { TestUser } from '../helpers/factories.js';
+import { gzip, post, sentryAuth, storePath, type TrackedProject, trackedProject } from '../helpers/sentry.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 /**
  * Log records as sentry-python's logging integration sends them (1.9.10, Debian's
@@ -11,13 +12,10 @@ import { enableTracking, gzip, post, sentryAuth, storePath, type TrackedProject 
 describe('error tracking: log messages with params', () => {
   let t: TestApp;
   let owner: TestUser;
-  before(async () => {
-    t = await createTestApp();
-    owner = await createUser(t.app);
-  });
+  before(async () => ({ t, owner } = await appWithUsers(['owner'])));
   after(() => t.close());
 
-  const fresh = async (): Promise<TrackedProject> => enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+  const fresh = async (): Promise<TrackedProject> => trackedProject(t, owner);
   const logRecord = async (p: TrackedProject, message: string, params: unknown) => {
     const event = { platform: 'python', level: 'error', logger: 'shop.sync', logentry: { message, params } };
     const res = await post(t, storePath(p.projectId), gzip(JSON.stringify(event)), {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createProject, createUser, type TestUser } from '../helpers/factories.js';
-import { enableTracking, exceptionEvent, hex32, post, sentryAuth, storePath } from '../helpers/sentry.js';
+import type { TestApp } from '../helpers/app.js';
+import type { TestUser } from '../helpers/factories.js';
+import { exceptionEvent, hex32, post, sentryAuth, storePath, trackedProject } from '../helpers/sentry.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 /**
  * Answers are serialised through their routes' response schemas, which drop whatever they do
@@ -12,10 +13,7 @@ import { enableTracking, exceptionEvent, hex32, post, sentryAuth, storePath } fr
 describe('error tracking answers keep event data whole through their response schemas', () => {
   let t: TestApp;
   let owner: TestUser;
-  before(async () => {
-    t = await createTestApp();
-    owner = await createUser(t.app);
-  });
+  before(async () => ({ t, owner } = await appWithUsers(['owner'])));
   after(() => t.close());
 
   const nested = {
@@ -31,7 +29,7 @@ describe('error tracking answers keep event data whole through their response sc
   };
 
   it('an event shows its whole nested payload; the details show frequency pairs, the latest event and the stack trace', async () => {
-    const p = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const p = await trackedProject(t, owner);
     const event = { ...exceptionEvent({ eventId: hex32(7) }), ...nested };
     const stored = await post(t, storePath(p.projectId), JSON.stringify(event), { 'x-sentry-auth': sentryAuth(p.key) });
     assert.equal(stored.statusCode, 200, stored.body);
@@ -74,7 +72,7 @@ describe('error tracking answers keep event data whole through their response sc
   });
 
   it('settings answer the external-tracker fields as null', async () => {
-    const p = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const p = await trackedProject(t, owner);
     const settings = (await t.api('GET', `/projects/${p.projectId}/error_tracking/settings`, { token: owner.token })).json();
     assert.deepEqual(settings, { active: true, project_name: null, tracker_external_url: null, api_url: null, integrated: true });
   });

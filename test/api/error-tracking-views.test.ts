@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { TestBrowser } from '../helpers/auth-browser.js';
-import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
-import { enableTracking, exceptionEvent, hex32, post, sentryAuth, storePath, type TrackedProject } from '../helpers/sentry.js';
+import { addMember, createUser, type TestUser } from '../helpers/factories.js';
+import { exceptionEvent, hex32, post, sentryAuth, storePath, type TrackedProject, trackedProject } from '../helpers/sentry.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -13,9 +14,8 @@ describe('error tracking views: REST', () => {
   let owner: TestUser;
   let p: TrackedProject;
   before(async () => {
-    t = await createTestApp({ manualClock: true });
-    owner = await createUser(t.app);
-    p = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    ({ t, owner } = await appWithUsers(['owner']));
+    p = await trackedProject(t, owner);
   });
   after(() => t.close());
 
@@ -59,7 +59,7 @@ describe('error tracking views: REST', () => {
   });
 
   it('details: counts, users, hourly frequency for 24 h and 30 days, stack trace with in-app frames', async () => {
-    const q = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const q = await trackedProject(t, owner);
     const now = t.clock.now();
     const send = (event: Record<string, unknown>) =>
       post(t, storePath(q.projectId), JSON.stringify(event), { 'x-sentry-auth': sentryAuth(q.key) });
@@ -118,7 +118,7 @@ describe('error tracking views: REST', () => {
   });
 
   it('creates an issue with the stack trace and a link back, once', async () => {
-    const q = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const q = await trackedProject(t, owner);
     await post(t, storePath(q.projectId), JSON.stringify(exceptionEvent({ eventId: hex32(9) })), { 'x-sentry-auth': sentryAuth(q.key) });
     const [error] = (await t.api('GET', `/projects/${q.projectId}/error_tracking/errors`, { token: owner.token })).json();
     const res = await t.api('POST', `/projects/${q.projectId}/error_tracking/errors/${error.id}/issue`, { token: owner.token });
@@ -139,7 +139,7 @@ describe('error tracking views: REST', () => {
   });
 
   it('retention: events past the limit go in the job, errors left empty go too; one job stays scheduled', async () => {
-    const q = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const q = await trackedProject(t, owner);
     const send = (event: Record<string, unknown>) =>
       post(t, storePath(q.projectId), JSON.stringify(event), { 'x-sentry-auth': sentryAuth(q.key) });
     const start = t.clock.now();
@@ -181,9 +181,8 @@ describe('error tracking views: pages', () => {
   let owner: TestUser;
   let p: TrackedProject;
   before(async () => {
-    t = await createTestApp();
-    owner = await createUser(t.app);
-    p = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    ({ t, owner } = await appWithUsers(['owner']));
+    p = await trackedProject(t, owner);
     await post(t, storePath(p.projectId), JSON.stringify(exceptionEvent({ user: { id: 'x' } })), { 'x-sentry-auth': sentryAuth(p.key) });
   });
   after(() => t.close());

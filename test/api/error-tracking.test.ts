@@ -3,17 +3,26 @@ import { after, before, describe, it } from 'node:test';
 import { bumpEpoch } from '../../src/infra/db/index.js';
 import { randomBytes } from 'node:crypto';
 import { deflateSync, brotliCompressSync, gzipSync } from 'node:zlib';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
-import { enableTracking, envelope, envelopePath, exceptionEvent, gzip, hex32, post, sentryAuth, storePath } from '../helpers/sentry.js';
+import {
+  enableTracking,
+  envelope,
+  envelopePath,
+  exceptionEvent,
+  gzip,
+  hex32,
+  post,
+  sentryAuth,
+  storePath,
+  trackedProject,
+} from '../helpers/sentry.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 describe('error tracking settings and client keys', () => {
   let t: TestApp;
   let owner: TestUser;
-  before(async () => {
-    t = await createTestApp();
-    owner = await createUser(t.app);
-  });
+  before(async () => ({ t, owner } = await appWithUsers(['owner'])));
   after(() => t.close());
 
   it('GET before any setting is 404 Error Tracking Setting Not Found; PATCH too', async () => {
@@ -179,8 +188,8 @@ describe('error tracking settings and client keys', () => {
   });
 
   it('a key of another project is refused', async () => {
-    const a = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
-    const b = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const a = await trackedProject(t, owner);
+    const b = await trackedProject(t, owner);
     const res = await post(t, storePath(b.projectId), JSON.stringify(exceptionEvent({})), { 'x-sentry-auth': sentryAuth(a.key) });
     assert.equal(res.statusCode, 401);
   });
@@ -191,9 +200,8 @@ describe('error tracking collector', () => {
   let owner: TestUser;
   let tracked: Awaited<ReturnType<typeof enableTracking>>;
   before(async () => {
-    t = await createTestApp();
-    owner = await createUser(t.app);
-    tracked = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    ({ t, owner } = await appWithUsers(['owner']));
+    tracked = await trackedProject(t, owner);
   });
   after(() => t.close());
 
@@ -331,10 +339,7 @@ describe('error tracking collector', () => {
 describe('error tracking collector rate limit', () => {
   let t: TestApp;
   let owner: TestUser;
-  before(async () => {
-    t = await createTestApp({ env: { RATE_LIMITS: 'collector=5/m' } });
-    owner = await createUser(t.app);
-  });
+  before(async () => ({ t, owner } = await appWithUsers(['owner'], { env: { RATE_LIMITS: 'collector=5/m' } })));
   after(() => t.close());
 
   const count = async (projectId: number) =>
@@ -343,7 +348,7 @@ describe('error tracking collector rate limit', () => {
   it('answers 429 with Retry-After and X-Sentry-Rate-Limits over the per-address limit of a key', async () => {
     const project = await createProject(t.app, owner);
     const p = await enableTracking(t, project.id, owner.token);
-    const other = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const other = await trackedProject(t, owner);
     const send = (q: typeof p) =>
       post(t, storePath(q.projectId), JSON.stringify(exceptionEvent({})), { 'x-sentry-auth': sentryAuth(q.key) });
     for (let i = 0; i < 5; i += 1) assert.equal((await send(p)).statusCode, 200);

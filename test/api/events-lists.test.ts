@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 type Ev = {
   id: number;
@@ -19,8 +20,7 @@ describe('events lists: filters, days, sort, pagination', () => {
   const at = (day: number, h: number, m = 0, s = 0) => Date.UTC(2024, 0, day, h, m, s);
 
   before(async () => {
-    t = await createTestApp({ manualClock: true });
-    alice = await createUser(t.app);
+    ({ t, alice } = await appWithUsers(['alice']));
     t.manual?.set(at(1, 0));
     const project = await createProject(t.app, alice, { visibility: 'public' });
     projectId = project.id;
@@ -128,9 +128,7 @@ describe('events lists: authentication and visibility', () => {
   let publicId: number;
 
   before(async () => {
-    t = await createTestApp();
-    alice = await createUser(t.app);
-    bob = await createUser(t.app);
+    ({ t, alice, bob } = await appWithUsers(['alice', 'bob']));
     privateId = (await createProject(t.app, alice, { visibility: 'private' })).id;
     publicId = (await createProject(t.app, alice, { visibility: 'public' })).id;
     await t.api('POST', `/projects/${privateId}/issues`, { token: alice.token, body: { title: 'secret plan' } });

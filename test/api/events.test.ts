@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { PushedRef } from '../../src/infra/bus.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 const SHA_A = 'a'.repeat(40);
 const SHA_B = 'b'.repeat(40);
@@ -31,11 +32,7 @@ describe('events: recording and entities', () => {
   let t: TestApp;
   let alice: TestUser;
   let bob: TestUser;
-  before(async () => {
-    t = await createTestApp();
-    alice = await createUser(t.app);
-    bob = await createUser(t.app);
-  });
+  before(async () => ({ t, alice, bob } = await appWithUsers(['alice', 'bob'])));
   after(() => t.close());
 
   it('project created, issue opened/closed/reopened, note, snippet, member joined/left become events', async () => {

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { basicAuth, createGitTestApp, makeWorkTree, pkt, receivePackBody, runGit, ZERO_OID, type GitTestApp } from '../helpers/git.js';
+import { waitUntil } from '../helpers/wait.js';
 import type { DomainEvent } from '../../src/infra/bus.js';
 import type { ProjectRow } from '../../src/modules/projects/index.js';
 
@@ -409,12 +410,10 @@ describe('git smart HTTP push size limit', () => {
       assert.equal(other.statusCode, 413);
       assert.equal(other.body, `${message}\n`);
       // The refused push stops being in flight once its git process has ended.
-      let active = 1;
-      for (let i = 0; i < 250 && active > 0; i += 1) {
-        active = (await small.app.platform.db.selectFrom('git_active_pushes').selectAll().execute()).length;
-        if (active > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      assert.equal(active, 0);
+      await waitUntil(
+        async () => (await small.app.platform.db.selectFrom('git_active_pushes').selectAll().execute()).length === 0,
+        'the refused push to leave git_active_pushes',
+      );
     } finally {
       await small.close();
     }

@@ -6,10 +6,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { basicAuth, createGitTestApp, gitTestEnv, makeWorkTree, pkt, runGit, ZERO_OID, type GitTestApp } from '../helpers/git.js';
+import { waitUntil, within } from '../helpers/wait.js';
 import type { ProjectRow } from '../../src/modules/projects/index.js';
 
 /** Runs the real git client; resolves with its exit code and output (never throws). */
@@ -35,11 +35,6 @@ function gitProcessesFor(address: string): number[] {
     }
   }
   return pids;
-}
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
-  for (const start = Date.now(); Date.now() - start < ms; await sleep(20)) if (await condition()) return;
-  assert.fail(`timed out waiting for ${what}`);
 }
 
 describe('git smart HTTP limits (issue 18)', () => {
@@ -106,8 +101,8 @@ describe('git smart HTTP limits (issue 18)', () => {
     const repo = t.app.modules.git.storages.path(project.repository_storage, 'project', project.id);
     assert.equal(await runGit(['rev-parse', '--verify', '--quiet', 'refs/heads/big'], { cwd: repo }).catch(() => ''), '');
     // receive-pack was stopped with SIGTERM, so it removed the objects it had quarantined.
-    await waitFor(() => !readdirSync(path.join(repo, 'objects')).some((name) => name.startsWith('incoming-')), 'the quarantine to go');
-    await waitFor(
+    await waitUntil(() => !readdirSync(path.join(repo, 'objects')).some((name) => name.startsWith('incoming-')), 'the quarantine to go');
+    await waitUntil(
       async () => (await t.app.platform.db.selectFrom('git_active_pushes').selectAll().execute()).length === 0,
       'the push to end',
     );
@@ -161,7 +156,7 @@ describe('git smart HTTP limits (issue 18)', () => {
     });
     assert.equal(pushed.statusCode, 400);
     assert.equal(pushed.body, 'The request body is not valid gzip.\n');
-    await waitFor(async () => (await uploadPack(fetchRequest(), '10.4.0.1')).statusCode === 200, 'the slot to be given back');
+    await waitUntil(async () => (await uploadPack(fetchRequest(), '10.4.0.1')).statusCode === 200, 'the slot to be given back');
   });
 
   it('caps git http-backend processes per client address and in all with 429 and Retry-After', async () => {
@@ -169,7 +164,7 @@ describe('git smart HTTP limits (issue 18)', () => {
     first.write(pkt(`want ${head}\n`));
     const held = uploadPack(first, '10.1.0.1');
     // The first request holds the only slot of 10.1.0.1 while its body is still coming.
-    await waitFor(() => gitProcessesFor('10.1.0.1').length > 0, 'the first request to hold its slot');
+    await waitUntil(() => gitProcessesFor('10.1.0.1').length > 0, 'the first request to hold its slot');
     const refused = await refs('10.1.0.1');
     assert.equal(refused.statusCode, 429);
     assert.equal(refused.headers['retry-after'], '5');
@@ -179,7 +174,7 @@ describe('git smart HTTP limits (issue 18)', () => {
     const second = new PassThrough();
     second.write(pkt(`want ${head}\n`));
     const heldToo = uploadPack(second, '10.1.0.2');
-    await waitFor(() => gitProcessesFor('10.1.0.2').length > 0, 'the second request to hold its slot');
+    await waitUntil(() => gitProcessesFor('10.1.0.2').length > 0, 'the second request to hold its slot');
     const full = await refs('10.1.0.3');
     assert.equal(full.statusCode, 429);
     assert.equal(full.headers['ratelimit-name'], 'git_concurrency');
@@ -188,7 +183,7 @@ describe('git smart HTTP limits (issue 18)', () => {
     second.end(Buffer.concat([Buffer.from('0000'), pkt('done\n')]));
     assert.equal((await held).statusCode, 200);
     assert.equal((await heldToo).statusCode, 200);
-    await waitFor(async () => (await refs('10.1.0.1')).statusCode === 200, 'the slots to be given back');
+    await waitUntil(async () => (await refs('10.1.0.1')).statusCode === 200, 'the slots to be given back');
     assert.equal((await refs('10.1.0.3')).statusCode, 200);
   });
 
@@ -207,13 +202,13 @@ describe('git smart HTTP limits (issue 18)', () => {
       headers: { 'content-type': 'application/x-git-receive-pack-request', authorization: basicAuth('x', owner.token) },
       payload: stalled,
     });
-    await waitFor(() => gitProcessesFor(address).length >= 2, 'http-backend and receive-pack to run');
-    const res = await Promise.race([pending, sleep(10_000).then(() => null)]);
+    await waitUntil(() => gitProcessesFor(address).length >= 2, 'http-backend and receive-pack to run');
+    const res = await within(pending, 10_000);
     assert.ok(res, 'answered within the time limit');
     assert.equal(res.statusCode, 503);
     assert.equal(res.body, 'The git operation took longer than 3 seconds and was stopped.\n');
     assert.ok(Date.now() - started >= 2900);
-    await waitFor(() => gitProcessesFor(address).length === 0, 'every process of the group to be gone', 3000);
+    await waitUntil(() => gitProcessesFor(address).length === 0, 'every process of the group to be gone', { attempts: 150 });
     assert.equal((await refs(address)).statusCode, 200, 'its slot was given back');
     stalled.destroy();
     const repo = t.app.modules.git.storages.path(project.repository_storage, 'project', project.id);

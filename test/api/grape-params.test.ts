@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const OWNER = 50;
@@ -11,11 +12,7 @@ describe('wire conventions of the established API (issue 19)', () => {
   let t: TestApp;
   let alice: TestUser;
   let bob: TestUser;
-  before(async () => {
-    t = await createTestApp();
-    alice = await createUser(t.app);
-    bob = await createUser(t.app);
-  });
+  before(async () => ({ t, alice, bob } = await appWithUsers(['alice', 'bob'])));
   after(() => t.close());
 
   describe('media type', () => {

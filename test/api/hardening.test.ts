@@ -8,9 +8,10 @@ import { sql } from 'kysely';
 import { openDatabase } from '../../src/infra/db/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { TestBrowser } from '../helpers/auth-browser.js';
+import { everyPage, projectWithAlertAndError, type PageFixtures } from '../helpers/pages.js';
 import { createProject, createUser } from '../helpers/factories.js';
-import { createIntegration, notify } from '../helpers/alerts.js';
-import { enableTracking, envelope, envelopePath, hex32, sentryAuth } from '../helpers/sentry.js';
+import { createIntegration } from '../helpers/alerts.js';
+import { enableTracking } from '../helpers/sentry.js';
 import { authorizeQuery, registerApp } from '../helpers/oauth.js';
 
 /** Issue 18 item 9: the defaults an instance ships with (docs/security.md "Hardening"). */
@@ -63,24 +64,11 @@ describe('monitoring endpoints answer only MONITORING_ALLOWLIST', () => {
 
 describe('HTML pages: a Content-Security-Policy without inline script, no framing, no sniffing, a Referrer-Policy', () => {
   let t: TestApp;
-  let projectId: number;
-  let alertIid: number;
-  let errorId: number;
+  let fixtures: PageFixtures;
   before(async () => {
     t = await createTestApp();
     const owner = await createUser(t.app);
-    projectId = (await createProject(t.app, owner, { visibility: 'private' })).id;
-    const integration = await createIntegration(t, projectId, { name: 'csp', type: 'http', active: true });
-    alertIid = (await notify(t, integration.url, { title: 'csp alert' }, { key: integration.token })).json()[0].iid;
-    const tracked = await enableTracking(t, projectId);
-    const id = hex32(7);
-    await t.app.inject({
-      method: 'POST',
-      url: envelopePath(projectId),
-      headers: { 'x-sentry-auth': sentryAuth(tracked.key) },
-      payload: envelope({ event_id: id }, [{ type: 'event', payload: { event_id: id, message: 'csp', level: 'error' } }]),
-    });
-    errorId = (await t.api('GET', `/projects/${projectId}/error_tracking/errors`)).json()[0].id;
+    fixtures = await projectWithAlertAndError(t, (await createProject(t.app, owner, { visibility: 'private' })).id, 'csp', 7);
   });
   after(() => t.close());
 
@@ -103,27 +91,7 @@ describe('HTML pages: a Content-Security-Policy without inline script, no framin
   }
 
   it('every page, its forms and its error pages', async () => {
-    const root = new TestBrowser(t.app);
-    await root.signIn('root', 'root-password-123');
-    const client = await registerApp(t);
-    const anonymous = new TestBrowser(t.app);
-    const pages: [TestBrowser, string][] = [
-      [anonymous, '/users/sign_in'],
-      [root, '/profile'],
-      [root, '/-/profile/notifications'],
-      [root, `/oauth/authorize?${authorizeQuery(client, { scope: 'api' })}`],
-      [root, '/oauth/authorize?client_id=unknown'],
-      [root, '/oauth/device'],
-      [root, '/user_settings/applications'],
-      [root, `/-/projects/${projectId}/alerts`],
-      [root, `/-/projects/${projectId}/alerts/${alertIid}`],
-      [root, `/-/projects/${projectId}/settings/alerts`],
-      [root, `/-/projects/${projectId}/errors`],
-      [root, `/-/projects/${projectId}/errors/${errorId}`],
-      [root, `/-/projects/${projectId}/activity`],
-      [root, '/-/projects/999999/errors'],
-      [root, '/-/projects/999999/alerts'],
-    ];
+    const { root, anonymous, pages } = await everyPage(t, fixtures);
     for (const [browser, url] of pages) assertHardenedPage(await browser.request('GET', url), url);
 
     const failedSignIn = await anonymous.request('POST', '/users/sign_in', {

@@ -13,7 +13,9 @@ import {
   sentryAuth,
   storePath,
   type TrackedProject,
+  trackedProject,
 } from '../helpers/sentry.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 /** An envelope with one new event, sent from `address` with the project's key. */
 function sendEvent(t: TestApp, p: TrackedProject, address: string, event = exceptionEvent({})): Promise<LightMyRequestResponse> {
@@ -50,7 +52,7 @@ describe('ingestion limits: defaults', () => {
   let t: TestApp;
   let owner: TestUser;
   before(async () => {
-    t = await createTestApp({ manualClock: true });
+    t = await createTestApp();
     await settle(t);
     owner = await createUser(t.app);
   });
@@ -62,7 +64,7 @@ describe('ingestion limits: defaults', () => {
   };
 
   it('the collector answers 429 with Retry-After and X-Sentry-Rate-Limits within a burst of 60 from one address to one key; another address is not affected', async () => {
-    const p = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const p = await trackedProject(t, owner);
     const { accepted, refusal } = await acceptedBeforeRefusal(() => sendEvent(t, p, '203.0.113.7'), 60);
     assert.ok(refusal, 'a burst of 60 meets a 429');
     assert.ok(Number(refusal.headers['retry-after']) >= 1);
@@ -89,7 +91,6 @@ describe('ingestion limits: RATE_LIMITS replaces the defaults', () => {
   let owner: TestUser;
   before(async () => {
     t = await createTestApp({
-      manualClock: true,
       env: { RATE_LIMITS: 'collector=3/m,collector_project=5/m,alerts=2/m,alerts_project=3/m' },
     });
     await settle(t);
@@ -98,7 +99,7 @@ describe('ingestion limits: RATE_LIMITS replaces the defaults', () => {
   after(() => t.close());
 
   it('the collector: the configured per-address limit, then the per-project ceiling over every address', async () => {
-    const p = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const p = await trackedProject(t, owner);
     for (let i = 0; i < 3; i += 1) assert.equal((await sendEvent(t, p, '198.51.100.1')).statusCode, 200);
     const own = await sendEvent(t, p, '198.51.100.1');
     assert.equal(own.statusCode, 429, 'collector=3/m replaces the default of 25');
@@ -109,7 +110,7 @@ describe('ingestion limits: RATE_LIMITS replaces the defaults', () => {
     assert.equal(ceiling.statusCode, 429);
     assert.equal(ceiling.headers['ratelimit-name'], 'throttle_collector_project');
     assert.match(String(ceiling.headers['x-sentry-rate-limits']), /^\d+::project$/);
-    const other = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const other = await trackedProject(t, owner);
     assert.equal((await sendEvent(t, other, '198.51.100.3')).statusCode, 200, 'the ceiling is per project');
     t.manual?.advance(60_000);
     assert.equal((await sendEvent(t, p, '198.51.100.1')).statusCode, 200, 'a new window admits again');
@@ -133,10 +134,7 @@ describe('ingestion limits: RATE_LIMITS replaces the defaults', () => {
 describe('stored events are bounded', () => {
   let t: TestApp;
   let owner: TestUser;
-  before(async () => {
-    t = await createTestApp({ env: { RATE_LIMITS: '', ERROR_TRACKING_MAX_EVENTS: '3' } });
-    owner = await createUser(t.app);
-  });
+  before(async () => ({ t, owner } = await appWithUsers(['owner'], { env: { RATE_LIMITS: '', ERROR_TRACKING_MAX_EVENTS: '3' } })));
   after(() => t.close());
 
   const latestEvent = async (projectId: number) => {
@@ -148,7 +146,7 @@ describe('stored events are bounded', () => {
   };
 
   it('an oversized event is stored trimmed: the last 100 breadcrumbs, the first 50 and last 200 frames, extra within its bounds', async () => {
-    const p = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const p = await trackedProject(t, owner);
     const frames = Array.from({ length: 300 }, (_, i) => ({ function: `f${i}`, filename: 'app.py', lineno: i }));
     let deep: Record<string, unknown> = { bottom: true };
     for (let i = 0; i < 20; i += 1) deep = { level: deep };
@@ -186,7 +184,7 @@ describe('stored events are bounded', () => {
   });
 
   it('a small event is stored as sent', async () => {
-    const p = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const p = await trackedProject(t, owner);
     const event = { ...exceptionEvent({}), breadcrumbs: [{ message: 'one' }], extra: { a: [1, 2, { b: 'c' }] } };
     assert.equal((await sendEvent(t, p, '192.0.2.1', event)).statusCode, 200);
     const { payload } = await latestEvent(p.projectId);
@@ -195,7 +193,7 @@ describe('stored events are bounded', () => {
   });
 
   it('past ERROR_TRACKING_MAX_EVENTS the collector answers 429 with X-Sentry-Rate-Limits and stores nothing', async () => {
-    const p = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const p = await trackedProject(t, owner);
     for (let i = 0; i < 3; i += 1) {
       assert.equal((await sendEvent(t, p, '192.0.2.2', exceptionEvent({ eventId: hex32(i + 1), type: `E${i}` }))).statusCode, 200);
     }
@@ -214,7 +212,7 @@ describe('stored events are bounded', () => {
       { count: number }[]
     >();
     assert.equal(errors.length, 3, 'nothing was stored past the bound');
-    const other = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const other = await trackedProject(t, owner);
     assert.equal((await sendEvent(t, other, '192.0.2.3')).statusCode, 200, 'the bound is per project');
   });
 });

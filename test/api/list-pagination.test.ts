@@ -4,7 +4,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { registerApp } from '../helpers/oauth.js';
-import { enableTracking, envelope, envelopePath, post, sentryAuth } from '../helpers/sentry.js';
+import { enableTracking, envelope, envelopePath, post, sentryAuth, trackedProject } from '../helpers/sentry.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -34,10 +35,7 @@ const tomorrow = (t: TestApp) => new Date(t.clock.now() + DAY).toISOString().sli
 describe('project and group access token lists are paginated, with state judged in the query', () => {
   let t: TestApp;
   let owner: TestUser;
-  before(async () => {
-    t = await createTestApp({ manualClock: true });
-    owner = await createUser(t.app);
-  });
+  before(async () => ({ t, owner } = await appWithUsers(['owner'])));
   after(() => t.close());
 
   for (const kind of ['projects', 'groups'] as const) {
@@ -75,10 +73,7 @@ describe('project and group access token lists are paginated, with state judged 
 describe('personal and impersonation token lists filter by state before paging', () => {
   let t: TestApp;
   let alice: TestUser;
-  before(async () => {
-    t = await createTestApp({ manualClock: true });
-    alice = await createUser(t.app);
-  });
+  before(async () => ({ t, alice } = await appWithUsers(['alice'])));
   after(() => t.close());
 
   /** Tokens of alice: `live` active, one revoked, one expired (after the clock moves). */
@@ -152,14 +147,11 @@ describe('GET /applications is paginated (docs/decisions.md)', () => {
 describe('GET /projects/:id/error_tracking/release_health is paginated', () => {
   let t: TestApp;
   let owner: TestUser;
-  before(async () => {
-    t = await createTestApp();
-    owner = await createUser(t.app);
-  });
+  before(async () => ({ t, owner } = await appWithUsers(['owner'])));
   after(() => t.close());
 
   it('one row per release and environment, most recently active first, paged with the headers', async () => {
-    const p = await enableTracking(t, (await createProject(t.app, owner)).id, owner.token);
+    const p = await trackedProject(t, owner);
     const now = t.clock.now();
     // 25 releases, release i last seen i hours ago; r00 also in staging at the same hour.
     const session = (release: string, hoursAgo: number, environment = 'production') => ({

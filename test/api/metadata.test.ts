@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 /** What the established product answers, with Basalt's values (docs/decisions.md, "Version endpoints"). */
 const EXPECTED = {
@@ -14,10 +15,7 @@ const EXPECTED = {
 describe('version and metadata endpoints', () => {
   let t: TestApp;
   let alice: TestUser;
-  before(async () => {
-    t = await createTestApp();
-    alice = await createUser(t.app);
-  });
+  before(async () => ({ t, alice } = await appWithUsers(['alice'])));
   after(() => t.close());
 
   for (const path of ['/metadata', '/version']) {

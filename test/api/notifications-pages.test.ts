@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { TestBrowser } from '../helpers/auth-browser.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 describe('notification settings page and project activity page', () => {
   let t: TestApp;
   let alice: TestUser;
-  before(async () => {
-    t = await createTestApp();
-    alice = await createUser(t.app);
-  });
+  before(async () => ({ t, alice } = await appWithUsers(['alice'])));
   after(() => t.close());
 
   it('anonymous visitors are sent to sign in and come back', async () => {

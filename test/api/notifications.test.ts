@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 const CORE = [
   'new_release',
@@ -29,11 +30,7 @@ describe('notification settings API', () => {
   let t: TestApp;
   let alice: TestUser;
   let bob: TestUser;
-  before(async () => {
-    t = await createTestApp();
-    alice = await createUser(t.app);
-    bob = await createUser(t.app);
-  });
+  before(async () => ({ t, alice, bob } = await appWithUsers(['alice', 'bob'])));
   after(() => t.close());
 
   it('the global setting defaults to participating with the primary email, and the first read saves it', async () => {

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { cookiesOf, form, formFields, registerApp, sessionCookie, tokenInfo, type TestClient } from '../helpers/oauth.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -51,8 +52,7 @@ describe('OAuth device authorization grant (RFC 8628)', () => {
   };
 
   before(async () => {
-    t = await createTestApp({ manualClock: true, env: { RATE_LIMITS: 'user_code=5/m' } });
-    bob = await createUser(t.app);
+    ({ t, bob } = await appWithUsers(['bob'], { env: { RATE_LIMITS: 'user_code=5/m' } }));
     cookie = await sessionCookie(t, bob);
     client = await registerApp(t, { confidential: false, scopes: 'api read_api read_user' });
   });
@@ -120,7 +120,7 @@ describe('OAuth device authorization grant (RFC 8628)', () => {
   });
 
   it('slow_down state is kept in the database: a second process sees the interval', async () => {
-    const other = await createTestApp({ manualClock: true, sameDatabaseAs: t });
+    const other = await createTestApp({ sameDatabaseAs: t });
     try {
       other.manual?.set(t.clock.now());
       const { device_code } = (await authorizeDevice({ client_id: client.clientId })).json();

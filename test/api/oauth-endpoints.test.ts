@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createUser, type TestUser } from '../helpers/factories.js';
+import type { TestUser } from '../helpers/factories.js';
 import {
   cookiesOf,
   form,
@@ -14,6 +14,7 @@ import {
   tokenRequest,
   type TestClient,
 } from '../helpers/oauth.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 describe('OAuth applications, userinfo, discovery, CORS and error bodies', () => {
   let t: TestApp;
@@ -22,8 +23,7 @@ describe('OAuth applications, userinfo, discovery, CORS and error bodies', () =>
   let app: TestClient;
 
   before(async () => {
-    t = await createTestApp();
-    alice = await createUser(t.app);
+    ({ t, alice } = await appWithUsers(['alice']));
     cookie = await sessionCookie(t, alice);
     app = await registerApp(t, { confidential: true, scopes: 'api read_user openid profile email' });
   });
@@ -157,7 +157,7 @@ describe('OAuth applications, userinfo, discovery, CORS and error bodies', () =>
       const foreign = await post(`/user_settings/applications/${app.id}/delete`, form({ authenticity_token: csrf }));
       assert.equal(foreign.statusCode, 404);
       const noCsrf = await post(`/user_settings/applications/${row.id}/delete`, form({ authenticity_token: 'x' }));
-      assert.equal(noCsrf.statusCode, 403);
+      assert.equal(noCsrf.statusCode, 422);
       const deleted = await post(`/user_settings/applications/${row.id}/delete`, form({ authenticity_token: csrf }));
       assert.equal(deleted.statusCode, 303);
       assert.equal(
@@ -166,7 +166,7 @@ describe('OAuth applications, userinfo, discovery, CORS and error bodies', () =>
       );
     });
 
-    it('validation errors re-render the form with 422; admin-only scopes are not offered', async () => {
+    it('validation errors re-render the form with 400; admin-only scopes are not offered', async () => {
       const page = await t.app.inject({ method: 'GET', url: '/user_settings/applications', headers: { cookie } });
       assert.ok(!page.body.includes('value="sudo"'));
       const jar = [cookie, ...cookiesOf(page)].join('; ');
@@ -177,7 +177,7 @@ describe('OAuth applications, userinfo, discovery, CORS and error bodies', () =>
         headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded' },
         payload: `${form({ authenticity_token: csrf, name: 'X', redirect_uri: 'https://x.example/cb' })}&scopes=sudo`,
       });
-      assert.equal(res.statusCode, 422);
+      assert.equal(res.statusCode, 400);
       assert.match(res.body, /configured on the server/);
     });
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createUser, type TestUser } from '../helpers/factories.js';
+import type { TestApp } from '../helpers/app.js';
+import type { TestUser } from '../helpers/factories.js';
 import {
   authorizeQuery,
   basic,
@@ -16,6 +16,7 @@ import {
   tokenRequest,
   type TestClient,
 } from '../helpers/oauth.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 describe('OAuth authorization code and refresh flows', () => {
   let t: TestApp;
@@ -25,8 +26,7 @@ describe('OAuth authorization code and refresh flows', () => {
   let publicApp: TestClient;
 
   before(async () => {
-    t = await createTestApp({ manualClock: true });
-    alice = await createUser(t.app);
+    ({ t, alice } = await appWithUsers(['alice']));
     cookie = await sessionCookie(t, alice);
     confidential = await registerApp(t, { confidential: true });
     publicApp = await registerApp(t, { confidential: false, scopes: 'api read_user' });

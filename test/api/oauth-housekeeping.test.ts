@@ -11,7 +11,7 @@ describe('OAuth housekeeping: expired codes and device grants go', () => {
   let client: TestClient;
   let cookie: string;
   before(async () => {
-    t = await createTestApp({ manualClock: true });
+    t = await createTestApp();
     client = await registerApp(t, { confidential: false, scopes: 'api read_user' });
     cookie = await sessionCookie(t, await createUser(t.app));
   });
@@ -57,7 +57,7 @@ describe('OAuth housekeeping: expired codes and device grants go', () => {
 describe('RATE_LIMITS oauth: the anonymous OAuth endpoints per client IP', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ manualClock: true, env: { RATE_LIMITS: 'oauth=3/m' } });
+    t = await createTestApp({ env: { RATE_LIMITS: 'oauth=3/m' } });
   });
   after(() => t.close());
 

@@ -23,6 +23,7 @@ import {
   tokenRequest,
   type TestClient,
 } from '../helpers/oauth.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 /** One test (or a few) per item of the security checklist, named after its rule. */
 describe('OAuth security checklist', () => {
@@ -61,8 +62,7 @@ describe('OAuth security checklist', () => {
   const authorizeGet = (query: string) => t.app.inject({ method: 'GET', url: `/oauth/authorize?${query}`, headers: { cookie } });
 
   before(async () => {
-    t = await createTestApp({ manualClock: true });
-    alice = await createUser(t.app);
+    ({ t, alice } = await appWithUsers(['alice']));
     cookie = await sessionCookie(t, alice);
     app = await registerApp(t, { confidential: true, scopes: 'api read_user openid' });
     pub = await registerApp(t, {
@@ -383,7 +383,8 @@ describe('OAuth security checklist', () => {
 
   it('B9: authorize, consent and device pages cannot be framed and send no Referer', async () => {
     const pages = [
-      await authorizeGet(authorizeQuery(app)),
+      // The consent page itself: asked again even though this user's consent is remembered.
+      await authorizeGet(authorizeQuery(app, { prompt: 'consent' })),
       await authorizeGet(form({ client_id: 'nope' })),
       await t.app.inject({ method: 'GET', url: '/oauth/device', headers: { cookie } }),
     ];

@@ -132,7 +132,7 @@ describe('role hierarchy: every actor level against every target level', () => {
 describe('role hierarchy: regressions', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ manualClock: true });
+    t = await createTestApp();
   });
   after(() => t.close());
 

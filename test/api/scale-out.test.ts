@@ -128,8 +128,8 @@ describe('scale-out: state kept in the shared database', () => {
 
   before(async () => {
     const env = { STORAGES: `default=${dirs.default},second=${dirs.second}` };
-    a = await createTestApp({ manualClock: true, env });
-    b = await createTestApp({ manualClock: true, sameDatabaseAs: a, env });
+    a = await createTestApp({ env });
+    b = await createTestApp({ sameDatabaseAs: a, env });
     b.manual?.set(a.clock.now());
     owner = await createUser(a.app);
   });

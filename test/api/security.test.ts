@@ -7,9 +7,10 @@ import { constantTimeEqual, sha256Hex } from '../../src/infra/crypto.js';
 import { ROOT_TOKEN, createTestApp, type TestApp } from '../helpers/app.js';
 import { TestBrowser } from '../helpers/auth-browser.js';
 import { everyPage, projectWithAlertAndError, type PageFixtures } from '../helpers/pages.js';
-import { createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { createProject, type TestUser } from '../helpers/factories.js';
 import { createIntegration } from '../helpers/alerts.js';
 import { authorizeQuery, form, issueTokens, obtainCode, registerApp } from '../helpers/oauth.js';
+import { appWithUsers } from '../helpers/suite.js';
 
 /**
  * Security review (issue 10, deliverable 3): the protections not already proven by
@@ -76,8 +77,7 @@ describe('security review', () => {
   let fixtures: PageFixtures;
 
   before(async () => {
-    t = await createTestApp();
-    owner = await createUser(t.app);
+    ({ t, owner } = await appWithUsers(['owner']));
     const project = await createProject(t.app, owner, { visibility: 'private' });
     projectId = project.id;
     groupId = (await t.api('POST', '/groups', { body: { name: 'sec', path: `sec${Date.now()}` } })).json().id;

@@ -19,7 +19,7 @@ const whoAmI = (browser: TestBrowser) => browser.request('GET', '/api/v4/user');
 describe('session lifetimes (SESSION_IDLE_TIMEOUT_MINUTES, SESSION_MAX_LIFETIME_DAYS)', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ manualClock: true, env: { SESSION_IDLE_TIMEOUT_MINUTES: '60', SESSION_MAX_LIFETIME_DAYS: '1' } });
+    t = await createTestApp({ env: { SESSION_IDLE_TIMEOUT_MINUTES: '60', SESSION_MAX_LIFETIME_DAYS: '1' } });
   });
   after(() => t.close());
 
@@ -50,7 +50,7 @@ describe('session lifetimes (SESSION_IDLE_TIMEOUT_MINUTES, SESSION_MAX_LIFETIME_
 describe('session lifetimes by default', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ manualClock: true });
+    t = await createTestApp();
   });
   after(() => t.close());
 
@@ -70,7 +70,7 @@ describe('session lifetimes by default', () => {
 describe('a password change ends the other sessions', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ manualClock: true });
+    t = await createTestApp();
   });
   after(() => t.close());
 
@@ -111,7 +111,7 @@ describe('a password change ends the other sessions', () => {
 describe('CSRF tokens are bound to the session', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ manualClock: true });
+    t = await createTestApp();
   });
   after(() => t.close());
 

@@ -15,7 +15,7 @@ describe('one token validator for the API and git', () => {
   let repo: string;
 
   before(async () => {
-    t = await createGitTestApp({ manualClock: true, env: { BASALT_IMPERSONATION_ENABLED: 'false' } });
+    t = await createGitTestApp({ env: { BASALT_IMPERSONATION_ENABLED: 'false' } });
     owner = await createUser(t.app);
     const project = await createProject(t.app, owner, { visibility: 'private' });
     await t.app.platform.jobs.drain();

@@ -44,7 +44,7 @@ describe('Prometheus Alertmanager 0.25 posting to the Prometheus notify endpoint
   const dir = mkdtempSync(path.join(os.tmpdir(), 'basalt-alertmanager-'));
 
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ manualClock: false });
     await settle(t);
     const basalt = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const owner = await createUser(t.app);

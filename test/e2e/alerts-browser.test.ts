@@ -19,7 +19,7 @@ describe('alert integration settings page in Chromium', { skip }, () => {
   before(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ env: { EXTERNAL_URL: base } });
+    t = await createTestApp({ manualClock: false, env: { EXTERNAL_URL: base } });
     await settle(t);
     await t.app.listen({ host: '127.0.0.1', port });
     owner = await createUser(t.app);

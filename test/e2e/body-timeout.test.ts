@@ -34,7 +34,7 @@ describe('request body idle timeout (REQUEST_BODY_TIMEOUT_SECONDS=1)', () => {
   let t: TestApp;
   let port: number;
   before(async () => {
-    t = await createTestApp({ env: { REQUEST_BODY_TIMEOUT_SECONDS: '1' } });
+    t = await createTestApp({ manualClock: false, env: { REQUEST_BODY_TIMEOUT_SECONDS: '1' } });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     port = (t.app.server.address() as AddressInfo).port;
   });

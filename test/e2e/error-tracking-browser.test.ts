@@ -25,7 +25,7 @@ function freePort(): Promise<number> {
 async function trackedServer(): Promise<{ t: TestApp; base: string; owner: TestUser; projectId: number; key: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const t = await createTestApp({ env: { EXTERNAL_URL: base } });
+  const t = await createTestApp({ manualClock: false, env: { EXTERNAL_URL: base } });
   await t.app.listen({ host: '127.0.0.1', port });
   const owner = await createUser(t.app);
   const projectId = (await createProject(t.app, owner)).id;

@@ -56,7 +56,7 @@ describe('the real @sentry/node SDK reports into a project', () => {
   before(async () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ env: { EXTERNAL_URL: url } });
+    t = await createTestApp({ manualClock: false, env: { EXTERNAL_URL: url } });
     await t.app.listen({ host: '127.0.0.1', port });
   });
   after(() => t.close());

@@ -78,7 +78,7 @@ describe('git-credential-oauth as git’s credential helper', { skip }, () => {
     const port = await freePort();
     host = `127.0.0.1:${port}`;
     base = `http://${host}`;
-    t = await createGitTestApp({ env: { EXTERNAL_URL: base } });
+    t = await createGitTestApp({ manualClock: false, env: { EXTERNAL_URL: base } });
     await t.app.listen({ host: '127.0.0.1', port });
     dana = await createUser(t.app);
     project = await createProject(t.app, dana, { path: 'notes', visibility: 'private' });

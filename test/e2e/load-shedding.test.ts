@@ -28,7 +28,7 @@ describe('load shedding when the event loop falls behind', () => {
   let t: TestApp;
   let base: string;
   before(async () => {
-    t = await createTestApp({ env: { LOAD_SHED_EVENT_LOOP_DELAY_MS: String(THRESHOLD_MS) } });
+    t = await createTestApp({ manualClock: false, env: { LOAD_SHED_EVENT_LOOP_DELAY_MS: String(THRESHOLD_MS) } });
     await settle(t);
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
   });

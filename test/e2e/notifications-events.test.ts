@@ -10,7 +10,7 @@ describe('gitbeaker NotificationSettings and Events against a listening server',
   let alice: TestUser;
   let url: string;
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ manualClock: false });
     alice = await createUser(t.app);
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;

@@ -37,7 +37,7 @@ describe('OAuth pages in Chromium', { skip }, () => {
   before(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ env: { EXTERNAL_URL: base } });
+    t = await createTestApp({ manualClock: false, env: { EXTERNAL_URL: base } });
     await t.app.listen({ host: '127.0.0.1', port });
     callbackServer = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('client callback'));
     await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));

@@ -50,7 +50,7 @@ describe('OAuth end to end with oauth4webapi', () => {
   before(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ env: { EXTERNAL_URL: base } });
+    t = await createTestApp({ manualClock: false, env: { EXTERNAL_URL: base } });
     await t.app.listen({ host: '127.0.0.1', port });
     alice = await createUser(t.app);
     cookie = await sessionCookie(t, alice);

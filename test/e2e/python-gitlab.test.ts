@@ -57,8 +57,8 @@ describe('python-gitlab (library and CLI) against a listening server', { skip },
   };
 
   before(async () => {
-    t = await createGitTestApp({ env: { EXTERNAL_URL: `http://127.0.0.1:${await freePort()}` } });
-    limited = await createTestApp({ env: { RATE_LIMITS: 'api_authenticated=2/m' } });
+    t = await createGitTestApp({ manualClock: false, env: { EXTERNAL_URL: `http://127.0.0.1:${await freePort()}` } });
+    limited = await createTestApp({ manualClock: false, env: { RATE_LIMITS: 'api_authenticated=2/m' } });
     alice = await createUser(t.app, { username: 'py-alice' });
     bob = await createUser(t.app, { username: 'py-bob' });
     const group = await createGroup(t.app, alice, { path: 'py-group', visibility: 'public' });

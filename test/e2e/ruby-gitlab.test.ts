@@ -34,7 +34,7 @@ describe('the ruby gitlab gem against a listening server', { skip }, () => {
   };
 
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ manualClock: false });
     alice = await createUser(t.app, { username: 'rb-alice' });
     const group = await createGroup(t.app, alice, { path: 'rb-group' });
     const project = await createProject(t.app, alice, { path: 'gem', namespaceId: group.id });

@@ -42,7 +42,7 @@ function runClient(dsn: string, extraEnv: Record<string, string> = {}): Promise<
 async function liveServer(rateLimits: string): Promise<{ t: TestApp; base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const t = await createTestApp({ env: { EXTERNAL_URL: base, RATE_LIMITS: rateLimits } });
+  const t = await createTestApp({ manualClock: false, env: { EXTERNAL_URL: base, RATE_LIMITS: rateLimits } });
   await t.app.listen({ host: '127.0.0.1', port });
   return { t, base };
 }

@@ -17,7 +17,11 @@ export const ROOT_TOKEN = 'bsp_test-root-token-0123456789abcdef';
 export interface TestAppOptions {
   env?: Record<string, string>;
   config?: Partial<Config>;
-  /** A manual clock for tests that move time; the system clock otherwise. */
+  /**
+   * The app's clock is a ManualClock starting at the real time (tests move it with
+   * `manual.advance`) unless this is false: then the system clock, for tests that compare the
+   * app's times with a clock it does not share (another process, the file system, a browser).
+   */
   manualClock?: boolean;
   /**
    * A second app instance on the same database (its own connection or pool), as a second
@@ -31,7 +35,7 @@ export interface TestApp {
   config: Config;
   database: TestDatabase;
   clock: Clock;
-  /** Present when `manualClock` was asked for. */
+  /** The app's clock unless `manualClock: false` was asked for. */
   manual: ManualClock | null;
   /** `inject` under `/api/v4` with root's token unless `token` is given (`null`: anonymous). */
   api(
@@ -59,7 +63,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     { databaseSchema: database.schema, sqliteFile: database.sqliteFile, ...options.config },
   );
-  const manual = options.manualClock ? new ManualClock(Date.now()) : null;
+  // A second app on the same database shares the first one's time, as two processes would.
+  const manual = options.manualClock === false ? null : (options.sameDatabaseAs?.manual ?? new ManualClock(Date.now()));
   const app = await buildApp(config, { database: database.handle, startJobs: false, ...(manual ? { clock: manual } : {}) });
   await app.ready();
   checkContract(app);
