@@ -167,7 +167,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const notifications = createNotificationsModule(platform, { identity, projects });
   const events = createEventsModule(platform, { identity, projects });
   const dashboard = createDashboardModule(platform, { identity, projects, events });
-  const alerts = createAlertsModule(platform, { identity, projects, recipients: notifications.service });
+  const alerts = createAlertsModule(platform, {
+    identity,
+    projects,
+    recipients: notifications.service,
+    settingsSections: [errorTracking.settingsSection],
+  });
   const operations = createOperationsModule(platform, {
     version: VERSION,
     metrics: metrics.registry,

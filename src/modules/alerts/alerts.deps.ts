@@ -20,8 +20,19 @@ export interface AlertsDeps {
   alerts: AlertsService;
   ingest: IngestService;
   targets: ReceiverTargets;
+  /** What other modules add to Settings > Monitor, after the alert integrations. */
+  settingsSections: readonly MonitorSettingsSection[];
   /** One alert as the API shows it (with its integration and incident). */
   present(alert: AlertRow, project: ProjectRow): Promise<ReturnType<typeof import('./alerts.presenter.js').mapAlert>>;
+}
+
+/**
+ * Another module's section of Settings > Monitor (error tracking's, from its index.ts): its
+ * data for a project, drawn with the page's CSRF token; its forms post to its own routes.
+ */
+export interface MonitorSettingsSection<T = unknown> {
+  data(project: ProjectRow): Promise<T>;
+  render(project: ProjectRow, data: T, csrf: string): preact.VNode;
 }
 
 /** What the alerts module is built with. */
@@ -30,4 +41,6 @@ export interface AlertsModuleDeps {
   projects: ProjectsModule;
   /** Who receives alert emails: the notifications module's settings. */
   recipients: AlertRecipients;
+  /** Sections other modules add to Settings > Monitor (the page lives here, with the alert integrations). */
+  settingsSections: readonly MonitorSettingsSection[];
 }

@@ -1,229 +1,275 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Actor } from '../../infra/auth/index.js';
-import { AppError, BadRequestError, ForbiddenError } from '../../infra/errors/index.js';
-import { deepestPage } from '../../infra/http/index.js';
-import { Flash, Layout, sendPage } from '../../web/layout.js';
-import { AccessLevel, type ProjectRow } from '../projects/index.js';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { IntegerId, deepestPage, type ApiApp } from '../../infra/http/index.js';
+import { Layout, ROLE, formErrorsOf, sendPage, type Crumb, type FieldErrors } from '../../web/index.js';
+import type { ProjectRow } from '../projects/index.js';
 import type { AlertsDeps } from './alerts.deps.js';
 import { integrationUrl } from './alerts.presenter.js';
-import { ALERT_STATUSES, type AlertRow, type AlertStatus } from './alerts.repository.js';
+import { ALERT_STATUSES } from './alerts.repository.js';
 import { MAX_ALERT_IID } from './alerts.schemas.js';
-import type { IntegrationRow } from './integrations.repository.js';
-import { AlertDetail, AlertList, IntegrationsView, type Notice } from './alerts.views.js';
+import { AlertDetail, AlertList, MonitorSettings, PAGES, type CreatedIntegration, type TestAlertInput } from './alerts.views.js';
 import { testPayload } from './test-alert.js';
 
-const NONE = { policy: { auth: 'none' as const } };
-/** Page paths sit under `/-/`, which no project path can start with. Documented in docs/api.md. */
-export const PAGES = {
-  list: (id: number) => `/-/projects/${id}/alerts`,
-  alert: (id: number, iid: number) => `/-/projects/${id}/alerts/${iid}`,
-  settings: (id: number) => `/-/projects/${id}/settings/alerts`,
-};
+export { PAGES } from './alerts.views.js';
 
-interface Params {
-  id: string;
-  iid?: string;
-  integration_id?: string;
-}
+const PER_PAGE = 20;
+const ProjectRef = Type.String({ minLength: 1, maxLength: 1024 });
+const Iid = Type.Integer({ minimum: 1, maximum: MAX_ALERT_IID });
+const Token = Type.Optional(Type.String({ maxLength: 256 }));
+const ProjectParams = Type.Object({ project: ProjectRef });
+const AlertParams = Type.Object({ project: ProjectRef, iid: Iid });
+const IntegrationParams = Type.Object({ project: ProjectRef, integration_id: IntegerId });
+const ListQuery = Type.Object({
+  status: Type.Optional(Type.Union([Type.Literal(''), ...ALERT_STATUSES.map((s) => Type.Literal(s))])),
+  search: Type.Optional(Type.String({ maxLength: 255 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: deepestPage(PER_PAGE) })),
+});
+const StatusForm = Type.Object({ authenticity_token: Token, status: Type.Union(ALERT_STATUSES.map((s) => Type.Literal(s))) });
+const IntegrationForm = Type.Object({
+  authenticity_token: Token,
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  type: Type.Optional(Type.Union([Type.Literal('http'), Type.Literal('prometheus')])),
+});
+const TestAlertForm = Type.Object({ authenticity_token: Token, payload: Type.Optional(Type.String({ maxLength: 1_000_000 })) });
 
-const formField = (request: FastifyRequest, name: string): string | undefined => {
-  const body = request.body as Record<string, unknown> | undefined;
-  const value = body?.[name];
-  return typeof value === 'string' ? value : undefined;
+const queryOf = (request: FastifyRequest) => {
+  const at = request.url.indexOf('?');
+  return at < 0 ? '' : request.url.slice(at);
 };
 
 /**
- * Alert pages: the list, one alert, and the integrations settings page. Sign-in and CSRF
- * come from the identity module's page helpers; access rules are the API's.
+ * Monitor > Alerts at `/<full_path>/-/alert_management` (Developer and above, as the API) and
+ * Settings > Monitor at `/<full_path>/-/settings/operations` (Maintainer and Owner): alert
+ * integrations, and the error-tracking section that module gives. The former
+ * `/-/projects/:id/alerts…` and `/-/projects/:id/settings/alerts` answer 301 to them.
  */
-export function alertsPages(app: FastifyInstance, deps: AlertsDeps): void {
-  const { pageAuth, lookup, alerts, integrations, ingest, platform } = deps;
+export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
+  const { alerts, integrations, ingest, platform, projects, settingsSections } = deps;
   const base = platform.config.externalUrl;
 
-  /** Runs a page handler for a signed-in user with the project at `minLevel`; errors become pages. */
-  const page =
-    (
-      minLevel: number,
-      handler: (ctx: {
-        request: FastifyRequest;
-        reply: FastifyReply;
-        actor: Actor;
-        project: ProjectRow;
-        level: number;
-        csrf: string;
-      }) => Promise<FastifyReply>,
-    ) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const actor = await pageAuth.requireSignedIn(request, reply);
-      if (!actor) return reply;
-      const csrf = pageAuth.pageCsrf(request, reply);
-      try {
-        if (request.method === 'POST' && !pageAuth.verifyPageCsrf(request))
-          throw new ForbiddenError('The form has expired. Go back and try again.');
-        request.actor = actor;
-        const { project, level } = await lookup.project(request, (request.params as Params).id, minLevel);
-        return await handler({ request, reply, actor, project, level, csrf });
-      } catch (error) {
-        if (!(error instanceof AppError) || error.status >= 500) throw error;
-        const body = error.body() as { message?: unknown };
-        const message = typeof body.message === 'string' ? body.message : JSON.stringify(body.message ?? body);
-        return sendPage(
-          reply,
-          <Layout title="Error" username={actor.user.username} csrf={csrf}>
-            <h1>Something went wrong</h1>
-            <Flash kind="error">{message}</Flash>
-          </Layout>,
-          error.status,
-        );
-      }
-    };
+  const resolved = (request: FastifyRequest) => {
+    const { row, level } = request.page.project!;
+    return { project: row as ProjectRow, level };
+  };
 
-  const renderSettings = async (
-    reply: FastifyReply,
-    actor: Actor,
-    project: ProjectRow,
-    csrf: string,
-    level: number,
-    notice: Notice | null,
-    status = 200,
-  ) => {
-    const rows = level >= AccessLevel.MAINTAINER ? await integrations.list(project) : [];
-    const views = rows.map((row: IntegrationRow) => ({ row, url: integrationUrl(row, project, base) }));
-    return sendPage(
-      reply,
-      <Layout title={`Alert integrations · ${project.full_path}`} username={actor.user.username} csrf={csrf}>
-        <IntegrationsView
-          project={project}
-          integrations={views}
-          csrf={csrf}
-          canConfigure={level >= AccessLevel.MAINTAINER}
-          notice={notice}
-          paths={PAGES}
-        />
-      </Layout>,
-      status,
+  const frame = async (
+    request: FastifyRequest,
+    title: string,
+    current: 'alerts' | 'settings',
+    crumbs: Crumb[],
+    body: preact.VNode,
+  ): Promise<preact.VNode> => {
+    const { project, level } = resolved(request);
+    const namespace = await projects.namespaceOf(project);
+    return (
+      <Layout
+        title={`${title} · ${project.name}`}
+        page={request.page}
+        crumbs={[
+          ...(namespace
+            ? [{ label: namespace.name, href: namespace.kind === 'group' ? `/groups/${namespace.full_path}` : `/${namespace.full_path}` }]
+            : []),
+          { label: project.name, href: `/${project.full_path}` },
+          ...crumbs,
+        ]}
+        project={{ fullPath: project.full_path, name: project.name, level, current }}
+      >
+        {body}
+      </Layout>
     );
   };
 
-  app.get(
-    '/-/projects/:id/alerts',
-    { config: NONE },
-    page(AccessLevel.DEVELOPER, async ({ request, reply, actor, project, csrf }) => {
-      const query = request.query as Record<string, string | undefined>;
-      const status = ALERT_STATUSES.includes(query.status as AlertStatus) ? (query.status as AlertStatus) : undefined;
-      const pageNumber = Math.min(deepestPage(20), Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1));
-      const { rows, total } = await alerts.list(
-        project,
-        { statuses: status ? [status] : undefined, search: query.search?.slice(0, 255) || undefined, sort: 'created_at_desc' },
-        { page: pageNumber, perPage: 20, limit: 20, offset: (pageNumber - 1) * 20 },
-      );
-      const counts = await alerts.statusCounts(project);
+  const settingsPage = async (
+    request: FastifyRequest,
+    state: { created?: CreatedIntegration; test?: TestAlertInput; create?: { input: Record<string, unknown>; errors: FieldErrors } } = {},
+  ) => {
+    const { project } = resolved(request);
+    const rows = await integrations.list(project);
+    const sections = await Promise.all(
+      settingsSections.map(async (section) => section.render(project, await section.data(project), request.page.csrf)),
+    );
+    return frame(
+      request,
+      'Monitor settings',
+      'settings',
+      [{ label: 'Settings' }, { label: 'Monitor' }],
+      <MonitorSettings
+        project={project}
+        integrations={rows.map((row) => ({ row, url: integrationUrl(row, project, base) }))}
+        csrf={request.page.csrf}
+        created={state.created ?? null}
+        test={state.test ?? null}
+        create={state.create ?? null}
+      >
+        {sections}
+      </MonitorSettings>,
+    );
+  };
+
+  const createForm = async (request: FastifyRequest, input: Record<string, unknown>, errors: FieldErrors) =>
+    settingsPage(request, { create: { input, errors } });
+  const testForm = async (request: FastifyRequest, input: Record<string, unknown>, errors: FieldErrors) =>
+    settingsPage(request, {
+      test: {
+        integrationId: Number((request.params as { integration_id?: unknown }).integration_id),
+        payload: typeof input.payload === 'string' ? input.payload : '',
+        errors,
+      },
+    });
+
+  const alertsCrumbs = (project: ProjectRow, more: Crumb[]): Crumb[] =>
+    more.length === 0
+      ? [{ label: 'Monitor' }, { label: 'Alerts' }]
+      : [{ label: 'Monitor' }, { label: 'Alerts', href: PAGES.list(project.full_path) }, ...more];
+
+  web.get(
+    '/-/p/:project/alert_management',
+    { schema: { params: ProjectParams, querystring: ListQuery }, config: { page: { signIn: 'required', project: ROLE.developer } } },
+    async (request, reply) => {
+      const { project, level } = resolved(request);
+      const status = request.query.status || undefined;
+      const search = request.query.search?.trim() ?? '';
+      const pageNumber = request.query.page ?? 1;
+      const [{ rows, total }, counts] = await Promise.all([
+        alerts.list(
+          project,
+          { statuses: status ? [status] : undefined, search: search || undefined, sort: 'created_at_desc' },
+          { page: pageNumber, perPage: PER_PAGE, limit: PER_PAGE, offset: (pageNumber - 1) * PER_PAGE },
+        ),
+        alerts.statusCounts(project),
+      ]);
       return sendPage(
         reply,
-        <Layout title={`Alerts · ${project.full_path}`} username={actor.user.username} csrf={csrf}>
+        await frame(
+          request,
+          'Alerts',
+          'alerts',
+          alertsCrumbs(project, []),
           <AlertList
             project={project}
             rows={rows}
             total={total}
             page={pageNumber}
             status={status}
-            search={query.search ?? ''}
+            search={search}
             counts={counts}
-            paths={PAGES}
-          />
-        </Layout>,
+            canConfigure={level >= ROLE.maintainer}
+          />,
+        ),
       );
-    }),
+    },
   );
 
-  app.get(
-    '/-/projects/:id/alerts/:iid',
-    { config: NONE },
-    page(AccessLevel.DEVELOPER, async ({ request, reply, actor, project, csrf }) => {
-      const alert = await alerts.get(project, parseIid((request.params as Params).iid));
-      return showAlert(reply, actor, project, csrf, alert, null);
-    }),
+  web.get(
+    '/-/p/:project/alert_management/:iid/details',
+    { schema: { params: AlertParams }, config: { page: { signIn: 'required', project: ROLE.developer } } },
+    async (request, reply) => {
+      const { project } = resolved(request);
+      const alert = await alerts.get(project, request.params.iid);
+      const shown = await deps.present(alert, project);
+      return sendPage(
+        reply,
+        await frame(
+          request,
+          `Alert ${alert.iid}`,
+          'alerts',
+          alertsCrumbs(project, [{ label: `#${alert.iid}` }]),
+          <AlertDetail project={project} alert={shown} csrf={request.page.csrf} />,
+        ),
+      );
+    },
   );
 
-  app.post(
-    '/-/projects/:id/alerts/:iid/status',
-    { config: NONE, bodyLimit: 16 * 1024 },
-    page(AccessLevel.DEVELOPER, async ({ request, reply, actor, project, csrf }) => {
-      const status = formField(request, 'status');
-      if (!ALERT_STATUSES.includes(status as AlertStatus)) throw new BadRequestError('Invalid status');
-      const alert = await alerts.updateStatus(project, parseIid((request.params as Params).iid), status as AlertStatus);
-      return showAlert(reply, actor, project, csrf, alert, { kind: 'notice', text: `Status changed to ${alert.status}.` });
-    }),
+  web.post(
+    '/-/p/:project/alert_management/:iid/details/status',
+    {
+      schema: { params: AlertParams, body: StatusForm },
+      bodyLimit: 16 * 1024,
+      config: { page: { signIn: 'required', project: ROLE.developer } },
+    },
+    async (request, reply) => {
+      const { project } = resolved(request);
+      const alert = await alerts.updateStatus(project, request.params.iid, request.body.status);
+      return reply.redirectWithFlash(PAGES.alert(project.full_path, alert.iid), {
+        kind: 'notice',
+        text: `Status changed to ${alert.status}.`,
+      });
+    },
   );
 
-  const showAlert = async (
-    reply: FastifyReply,
-    actor: Actor,
-    project: ProjectRow,
-    csrf: string,
-    alert: AlertRow,
-    notice: Notice | null,
-  ) => {
-    const shown = await deps.present(alert, project);
-    return sendPage(
-      reply,
-      <Layout title={`Alert ${alert.iid} · ${project.full_path}`} username={actor.user.username} csrf={csrf}>
-        <AlertDetail project={project} alert={shown} csrf={csrf} notice={notice} paths={PAGES} />
-      </Layout>,
-    );
-  };
-
-  app.get(
-    '/-/projects/:id/settings/alerts',
-    { config: NONE },
-    page(AccessLevel.DEVELOPER, async ({ reply, actor, project, level, csrf }) => {
-      return renderSettings(reply, actor, project, csrf, level, null);
-    }),
+  web.get(
+    '/-/p/:project/settings/operations',
+    { schema: { params: ProjectParams }, config: { page: { signIn: 'required', project: ROLE.maintainer } } },
+    async (request, reply) => sendPage(reply, await settingsPage(request)),
   );
 
-  app.post(
-    '/-/projects/:id/settings/alerts/integrations',
-    { config: NONE, bodyLimit: 64 * 1024 },
-    page(AccessLevel.MAINTAINER, async ({ request, reply, actor, project, csrf }) => {
-      const type = formField(request, 'type') === 'prometheus' ? 'prometheus' : 'http';
-      const name = (formField(request, 'name') ?? '').trim();
-      if (name === '' || name.length > 255) throw new BadRequestError('Name must be 1 to 255 characters');
-      const { row, token } = await integrations.create(project, { name, type });
-      const notice: Notice = { kind: 'created', text: `Integration ${row.name} created.`, url: integrationUrl(row, project, base), token };
-      return renderSettings(reply, actor, project, csrf, AccessLevel.MAINTAINER, notice, 201);
-    }),
+  web.post(
+    '/-/p/:project/settings/operations/alerts/integrations',
+    {
+      schema: { params: ProjectParams, body: IntegrationForm },
+      bodyLimit: 64 * 1024,
+      config: { page: { signIn: 'required', project: ROLE.maintainer, form: createForm } },
+    },
+    async (request, reply) => {
+      const { project } = resolved(request);
+      const name = request.body.name.trim();
+      if (name === '') return sendPage(reply, await createForm(request, request.body, { name: 'Name must not be blank.' }), 400);
+      try {
+        const { row, token } = await integrations.create(project, { name, type: request.body.type ?? 'http' });
+        // The key is shown on this answer only, never carried in a cookie: no redirect here.
+        const created = { name: row.name, url: integrationUrl(row, project, base), token };
+        return sendPage(reply, await settingsPage(request, { created }), 201);
+      } catch (error) {
+        const errors = formErrorsOf(error);
+        if (!errors) throw error;
+        return sendPage(reply, await createForm(request, request.body, errors), 400);
+      }
+    },
   );
 
-  app.post(
-    '/-/projects/:id/settings/alerts/integrations/:integration_id/test',
-    { config: NONE, bodyLimit: 2 * 1024 * 1024 },
-    page(AccessLevel.DEVELOPER, async ({ request, reply, actor, project, level, csrf }) => {
-      const integration = await integrations.get(project, parseIid((request.params as Params).integration_id));
-      if (integration.active !== 1) throw new ForbiddenError('The integration is not active');
-      const text = (formField(request, 'payload') ?? '').trim();
+  web.post(
+    '/-/p/:project/settings/operations/alerts/integrations/:integration_id/test',
+    {
+      schema: { params: IntegrationParams, body: TestAlertForm },
+      bodyLimit: 2 * 1024 * 1024,
+      config: { page: { signIn: 'required', project: ROLE.maintainer, form: testForm } },
+    },
+    async (request, reply) => {
+      const { project } = resolved(request);
+      const integration = await integrations.get(project, request.params.integration_id);
+      const text = request.body.payload ?? '';
+      const refuse = async (message: string) => sendPage(reply, await testForm(request, request.body, { payload: message }), 400);
+      if (integration.active !== 1) return refuse('The integration is not active.');
       let payload: unknown = {};
-      if (text !== '') {
+      if (text.trim() !== '') {
         try {
           payload = JSON.parse(text);
         } catch (error) {
-          throw new BadRequestError(`The test payload is not valid JSON: ${(error as Error).message}`);
+          return refuse(`The test payload is not valid JSON: ${(error as Error).message}`);
         }
       }
       await platform.limiter.enforce('alerts', `project:${project.id}`, platform.config.rateLimits.alerts);
       const created = await ingest.ingest(project, integration, testPayload(integration, payload, platform.clock.now()));
-      const notice: Notice = {
+      const what = created.map((a) => `#${a.iid} ${a.title}`).join(', ');
+      return reply.redirectWithFlash(PAGES.settings(project.full_path), {
         kind: 'notice',
-        text: created.length > 0 ? 'Test alert sent.' : 'Test alert sent; no alert was created.',
-        links: created.map((a) => ({ href: PAGES.alert(project.id, a.iid), text: `#${a.iid} ${a.title}` })),
-      };
-      return renderSettings(reply, actor, project, csrf, level, notice);
-    }),
+        text: created.length > 0 ? `Test alert sent: alert ${what} is under Monitor > Alerts.` : 'Test alert sent; no alert was created.',
+      });
+    },
   );
-}
 
-function parseIid(value: string | undefined): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_ALERT_IID || !/^\d+$/.test(value ?? ''))
-    throw new BadRequestError('400 Bad request - invalid id');
-  return n;
+  // The former addresses, for those who may read the project (a visitor signs in first; others get 404).
+  const OldAlertParams = Type.Object({ project: ProjectRef, iid: Iid });
+  const redirect = { signIn: 'optional', project: 0 } as const;
+  web.get('/-/projects/:project/alerts', { schema: { params: ProjectParams }, config: { page: redirect } }, async (request, reply) =>
+    reply.redirect(`${PAGES.list(resolved(request).project.full_path)}${queryOf(request)}`, 301),
+  );
+  web.get('/-/projects/:project/alerts/:iid', { schema: { params: OldAlertParams }, config: { page: redirect } }, async (request, reply) =>
+    reply.redirect(PAGES.alert(resolved(request).project.full_path, request.params.iid), 301),
+  );
+  web.get(
+    '/-/projects/:project/settings/alerts',
+    { schema: { params: ProjectParams }, config: { page: redirect } },
+    async (request, reply) => reply.redirect(PAGES.settings(resolved(request).project.full_path), 301),
+  );
 }

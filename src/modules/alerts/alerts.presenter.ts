@@ -69,7 +69,7 @@ export function mapAlert(
     integration: integration ? { id: integration.id, name: integration.name, type: integration.type } : null,
     custom_fields: customFieldsOf(payload, JSON.parse(row.custom_fields)),
     payload,
-    details_url: `${externalUrl}${alertPagePath(project.id, row.iid)}`,
+    details_url: `${externalUrl}${alertPagePath(project.full_path, row.iid)}`,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };

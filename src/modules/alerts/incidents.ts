@@ -9,8 +9,8 @@ import { DEFAULT_TITLE } from './normalize.generic.js';
 /** The Alert Bot, an internal user created at start-up under its reserved name (identity's InternalUsers). */
 export const ALERT_BOT = { key: 'alert_bot', username: INTERNAL_USERNAMES.alertBot, name: 'Alert Bot' } as const;
 
-/** The page of one alert (documented in docs/api.md). */
-export const alertPagePath = (projectId: number, iid: number): string => `/-/projects/${projectId}/alerts/${iid}`;
+/** The page of one alert, at the established product's address (documented in docs/api.md). */
+export const alertPagePath = (fullPath: string, iid: number): string => `/${fullPath}/-/alert_management/${iid}/details`;
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
@@ -23,7 +23,7 @@ export function incidentTime(ms: number): string {
 }
 
 /** Reference A9: metadata lines with markdown hard breaks, then the alert's own markdown. */
-export function incidentDescription(alert: AlertRow, externalUrl: string): string {
+export function incidentDescription(alert: AlertRow, project: ProjectRow, externalUrl: string): string {
   const hosts = JSON.parse(alert.hosts) as string[];
   const lines = [
     `**Start time:** ${incidentTime(alert.started_at)}`,
@@ -33,7 +33,7 @@ export function incidentDescription(alert: AlertRow, externalUrl: string): strin
     ...(alert.monitoring_tool ? [`**Monitoring tool:** ${alert.monitoring_tool}`] : []),
     ...(hosts.length > 0 ? [`**Hosts:** ${hosts.join(' ')}`] : []),
     ...(alert.description ? [`**Description:** ${alert.description}`] : []),
-    `**Alert:** ${externalUrl}${alertPagePath(alert.project_id, alert.iid)}`,
+    `**Alert:** ${externalUrl}${alertPagePath(project.full_path, alert.iid)}`,
   ];
   return [lines.join('  \n'), ...(alert.incident_markdown ? [alert.incident_markdown] : [])].join('\n\n---\n\n');
 }
@@ -71,7 +71,7 @@ export class Incidents {
     const issue = await this.issues.create(
       project,
       bot.user.id,
-      { title: alert.title, description: incidentDescription(alert, this.externalUrl), issue_type: 'incident' },
+      { title: alert.title, description: incidentDescription(alert, project, this.externalUrl), issue_type: 'incident' },
       trx,
     );
     if (alert.title === DEFAULT_TITLE) {

@@ -16,14 +16,14 @@ import { maintainerIds } from './recipients.js';
 import { ALERTS_EPOCH_TABLES } from './alerts.epochs.js';
 
 export type { AlertRecipients, AlertSummary } from './ingest.service.js';
-export type { AlertsModuleDeps } from './alerts.deps.js';
+export type { AlertsModuleDeps, MonitorSettingsSection } from './alerts.deps.js';
 export type { AlertRow } from './alerts.repository.js';
 export type { IntegrationRow } from './integrations.repository.js';
 export { AlertsService } from './alerts.service.js';
 export { IntegrationsService } from './integrations.service.js';
 export { IngestService } from './ingest.service.js';
 
-/** Alerts under `/api/v4`; the notify endpoints and the alert pages at the root. */
+/** Alerts under `/api/v4`; the notify endpoints at the root; the alert pages and Settings > Monitor on the page layer. */
 export interface AlertsModule extends ModuleRoutes {
   readonly integrations: IntegrationsService;
   readonly alerts: AlertsService;
@@ -57,7 +57,7 @@ export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): 
     if (!alert) return null;
     return {
       label: `alert ^${alert.iid}: ${alert.title}`,
-      href: level >= AccessLevel.DEVELOPER ? alertPagePath(project.id, alert.iid) : null,
+      href: level >= AccessLevel.DEVELOPER ? alertPagePath(project.full_path, alert.iid) : null,
     };
   });
 
@@ -83,6 +83,7 @@ export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): 
     ingest,
     targets,
     present,
+    settingsSections: deps.settingsSections,
   };
 
   return {
@@ -92,7 +93,7 @@ export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): 
     routes: (app) => alertsRoutes(app, routeDeps),
     rootRoutes: async (app) => {
       await notifyRoutes(app, routeDeps);
-      alertsPages(app, routeDeps);
     },
+    pages: (web) => alertsPages(web, routeDeps),
   };
 }

@@ -197,7 +197,7 @@ export class IngestService {
       `Started: ${new Date(alert.started_at).toISOString()}`,
       ...(alert.description ? [`Description: ${alert.description}`] : []),
       '',
-      `${this.externalUrl}${alertPagePath(alert.project_id, alert.iid)}`,
+      `${this.externalUrl}${alertPagePath(ctx.project.full_path, alert.iid)}`,
     ].join('\n');
     const rows: Insertable<AlertEmailOutboxTable>[] = [...ctx.emails].map(([userId, recipient]) => ({
       project_id: ctx.project.id,

@@ -18,9 +18,12 @@ export interface ErrorTrackingDeps {
   ingestion: IngestionService;
 }
 
-/** Where the error page of an error lives (pages sit under `/-/`, which no project path can take). */
-export const errorPagePath = (projectId: number, errorId?: number): string =>
-  `/-/projects/${projectId}/errors${errorId === undefined ? '' : `/${errorId}`}`;
+/** The error list, or one error's page, at the established product's address (`/<full_path>/-/error_tracking`). */
+export const errorPagePath = (fullPath: string, errorId?: number): string =>
+  `/${fullPath}/-/error_tracking${errorId === undefined ? '' : `/${errorId}/details`}`;
+
+/** Settings > Monitor, where error tracking is switched on and its DSN shown (the alerts module draws the page). */
+export const monitorSettingsPath = (fullPath: string): string => `/${fullPath}/-/settings/operations`;
 
 /** What the error-tracking module is built with. */
 export interface ErrorTrackingModuleDeps {

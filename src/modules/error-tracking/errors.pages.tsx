@@ -1,11 +1,11 @@
 import { toIso } from '../../infra/clock.js';
 import { ERROR_STATUSES } from '../../infra/db/tables/error-tracking.js';
-import { Flash, Layout } from '../../web/layout.js';
+import { EmptyState, Layout, type Crumb, type PageState, type ProjectNavProps } from '../../web/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import type { StackTrace } from './errors.presenter.js';
 import type { ErrorRow, ErrorSort } from './errors.repository.js';
 import type { Bucket, ErrorDetails } from './errors.service.js';
-import { errorPagePath } from './error-tracking.deps.js';
+import { errorPagePath, monitorSettingsPath } from './error-tracking.deps.js';
 
 /** The list's tabs: one per error status, then every error. */
 export const STATUS_TABS = [...ERROR_STATUSES, 'all'] as const;
@@ -15,10 +15,20 @@ const when = (ms: number) =>
     .replace('T', ' ')
     .replace(/\.\d+Z$/, ' UTC');
 
+/** What every error page is drawn in: the layout's page state, breadcrumbs and project navigation. */
+export interface ErrorsFrame {
+  page: PageState;
+  crumbs: readonly Crumb[];
+  nav: ProjectNavProps;
+}
+
 export interface ListPageProps {
+  frame: ErrorsFrame;
   project: ProjectRow;
-  username: string;
-  csrf: string;
+  /** Whether the caller may set error tracking up (Maintainer): the empty list links to Settings > Monitor. */
+  canSetUp: boolean;
+  /** The project has no error at all (whatever the tab and search). */
+  empty: boolean;
   rows: ErrorRow[];
   users: Map<number, number>;
   status: (typeof STATUS_TABS)[number];
@@ -29,25 +39,25 @@ export interface ListPageProps {
   total: number;
 }
 
-function listUrl(projectId: number, q: { status: string; sort: string; search: string; page?: number }): string {
+function listUrl(fullPath: string, q: { status: string; sort: string; search: string; page?: number }): string {
   const params = new URLSearchParams({ status: q.status, sort: q.sort });
   if (q.search) params.set('search', q.search);
   if (q.page && q.page > 1) params.set('page', String(q.page));
-  return `${errorPagePath(projectId)}?${params.toString()}`;
+  return `${errorPagePath(fullPath)}?${params.toString()}`;
 }
 
 /** The error list: status tabs, sort, search and pagination (DESIGN.md §4 "errors"). */
 export function ErrorListPage(props: ListPageProps) {
   const { project, rows, users, status, sort, search, page, totalPages } = props;
   const q = { status, sort, search };
+  const { frame } = props;
   return (
-    <Layout title={`Errors · ${project.full_path}`} username={props.username} csrf={props.csrf}>
+    <Layout title={`Error tracking · ${project.name}`} page={frame.page} crumbs={frame.crumbs} project={frame.nav}>
       <h1>Errors</h1>
-      <p class="muted">{project.full_path}</p>
       <nav class="et-tabs" aria-label="Status">
         {STATUS_TABS.map((s) => (
           <a
-            href={listUrl(project.id, { ...q, status: s })}
+            href={listUrl(project.full_path, { ...q, status: s })}
             class={s === status ? 'current' : ''}
             aria-current={s === status ? 'page' : undefined}
           >
@@ -55,7 +65,7 @@ export function ErrorListPage(props: ListPageProps) {
           </a>
         ))}
       </nav>
-      <form method="get" action={errorPagePath(project.id)} class="et-search" role="search">
+      <form method="get" action={errorPagePath(project.full_path)} class="et-search" role="search">
         <input type="hidden" name="status" value={status} />
         <label>
           Search <input type="text" name="search" value={search} maxLength={255} />
@@ -81,7 +91,9 @@ export function ErrorListPage(props: ListPageProps) {
       <p class="muted" id="error-total">
         {props.total} {props.total === 1 ? 'error' : 'errors'}
       </p>
-      {rows.length === 0 ? (
+      {props.empty ? (
+        <NoErrors project={project} canSetUp={props.canSetUp} />
+      ) : rows.length === 0 ? (
         <p id="no-errors">No errors match.</p>
       ) : (
         <table id="errors">
@@ -99,7 +111,7 @@ export function ErrorListPage(props: ListPageProps) {
             {rows.map((row) => (
               <tr data-error-id={String(row.id)}>
                 <td>
-                  <a href={errorPagePath(project.id, row.id)}>{row.title}</a>
+                  <a href={errorPagePath(project.full_path, row.id)}>{row.title}</a>
                   <div class="muted">{row.culprit}</div>
                 </td>
                 <td class="events">{row.events_count}</td>
@@ -114,7 +126,7 @@ export function ErrorListPage(props: ListPageProps) {
       )}
       <nav aria-label="Pages">
         {page > 1 ? (
-          <a rel="prev" href={listUrl(project.id, { ...q, page: page - 1 })}>
+          <a rel="prev" href={listUrl(project.full_path, { ...q, page: page - 1 })}>
             ← Previous
           </a>
         ) : null}{' '}
@@ -122,7 +134,7 @@ export function ErrorListPage(props: ListPageProps) {
           Page {page} of {totalPages}
         </span>{' '}
         {page < totalPages ? (
-          <a rel="next" href={listUrl(project.id, { ...q, page: page + 1 })}>
+          <a rel="next" href={listUrl(project.full_path, { ...q, page: page + 1 })}>
             Next →
           </a>
         ) : null}
@@ -180,14 +192,11 @@ function StackTraceView({ trace }: { trace: StackTrace | null }) {
 }
 
 export interface ErrorPageProps {
+  frame: ErrorsFrame;
   project: ProjectRow;
-  username: string;
-  csrf: string;
   details: ErrorDetails;
   trace: StackTrace | null;
   canWrite: boolean;
-  notice?: string | undefined;
-  flashError?: string | undefined;
 }
 
 function ActionForm({
@@ -216,16 +225,12 @@ function ActionForm({
 
 /** One error: occurrences, users, first and last seen, hourly charts, stack trace, actions. */
 export function ErrorPage(props: ErrorPageProps) {
-  const { project, details, csrf, trace } = props;
+  const { project, details, trace, frame } = props;
+  const csrf = frame.page.csrf;
   const { error, latest } = details;
-  const base = errorPagePath(project.id, error.id);
+  const base = errorPagePath(project.full_path, error.id);
   return (
-    <Layout title={error.title} username={props.username} csrf={csrf}>
-      <p>
-        <a href={errorPagePath(project.id)}>← Errors of {project.full_path}</a>
-      </p>
-      {props.notice ? <Flash kind="notice">{props.notice}</Flash> : null}
-      {props.flashError ? <Flash kind="error">{props.flashError}</Flash> : null}
+    <Layout title={error.title} page={frame.page} crumbs={frame.crumbs} project={frame.nav}>
       <h1 id="error-title">{error.title}</h1>
       <p>
         <span class={`badge et-status-${error.status}`} id="error-status">
@@ -289,10 +294,18 @@ export function ErrorPage(props: ErrorPageProps) {
 export const errorListPage = (props: ListPageProps) => <ErrorListPage {...props} />;
 export const errorPage = (props: ErrorPageProps) => <ErrorPage {...props} />;
 
-/** A page for a refusal (404, 403, 422) so browsers never see a JSON body. */
-export const messagePage = (title: string, message: string, username: string, csrf: string) => (
-  <Layout title={title} username={username} csrf={csrf}>
-    <h1>{title}</h1>
-    <p>{message}</p>
-  </Layout>
-);
+/** An empty list says how errors get here: the DSN on Settings > Monitor, for those who may open it. */
+function NoErrors({ project, canSetUp }: { project: ProjectRow; canSetUp: boolean }) {
+  return (
+    <div id="no-errors">
+      <EmptyState
+        title="No errors yet"
+        {...(canSetUp ? { action: { href: monitorSettingsPath(project.full_path), label: 'Set up error tracking' } } : {})}
+      >
+        {canSetUp
+          ? 'Enable error tracking on Settings > Monitor and give its DSN to a Sentry SDK in your application: errors it sends are grouped here.'
+          : 'Errors appear here once a Maintainer enables error tracking and your application sends them with a Sentry SDK.'}
+      </EmptyState>
+    </div>
+  );
+}

@@ -1,6 +1,6 @@
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import { requireActor } from '../../infra/auth/index.js';
-import { AccessLevel, Issue as IssueSchema, mapIssue } from '../projects/index.js';
+import { AccessLevel, Issue as IssueSchema, mapIssue, type ProjectRow } from '../projects/index.js';
 import { mapError, mapErrorDetails, mapEvent, mapReleaseHealth } from './errors.presenter.js';
 import * as S from './error-tracking.schemas.js';
 import { errorPagePath, type ErrorTrackingDeps } from './error-tracking.deps.js';
@@ -14,7 +14,7 @@ export function errorsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
   const base = platform.config.externalUrl;
   const policy = { auth: 'required' } as const;
   const tags = ['error_tracking'];
-  const webUrl = (projectId: number, errorId: number) => `${base}${errorPagePath(projectId, errorId)}`;
+  const webUrl = (project: ProjectRow, errorId: number) => `${base}${errorPagePath(project.full_path, errorId)}`;
 
   app.get(
     '/projects/:id/error_tracking/errors',
@@ -35,7 +35,7 @@ export function errorsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
       const filter = { status: q.status, search: q.search?.trim() || undefined, sort: q.sort ?? 'last_seen' } as const;
       const { rows, total, users: counts } = await errors.list(project.id, filter, page.limit, page.offset);
       setPaginationHeaders(request, reply, page, total, base);
-      return rows.map((row) => mapError(row, counts.get(row.id) ?? 0, webUrl(project.id, row.id)));
+      return rows.map((row) => mapError(row, counts.get(row.id) ?? 0, webUrl(project, row.id)));
     },
   );
 
@@ -53,7 +53,7 @@ export function errorsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.REPORTER);
       const error = await errors.get(project.id, request.params.error_id);
-      return mapErrorDetails(await errors.details(error), webUrl(project.id, error.id));
+      return mapErrorDetails(await errors.details(error), webUrl(project, error.id));
     },
   );
 
@@ -95,7 +95,7 @@ export function errorsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.DEVELOPER);
       const error = await errors.get(project.id, request.params.error_id);
       const updated = await errors.setStatus(error, request.body.status);
-      return mapErrorDetails(await errors.details(updated), webUrl(project.id, updated.id));
+      return mapErrorDetails(await errors.details(updated), webUrl(project, updated.id));
     },
   );
 

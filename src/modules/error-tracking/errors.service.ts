@@ -29,7 +29,7 @@ export class ErrorsService {
     private readonly repo: ErrorsRepository,
     private readonly clock: Clock,
     private readonly issues: IssuesService,
-    private readonly errorUrl: (projectId: number, errorId: number) => string,
+    private readonly errorUrl: (project: ProjectRow, errorId: number) => string,
   ) {}
 
   async list(projectId: number, filter: ErrorFilter, limit: number, offset: number) {
@@ -87,7 +87,7 @@ export class ErrorsService {
       if (existing) throw new ConflictError(`409 Conflict - issue #${existing.iid} was already created from this error`);
     }
     const details = await this.details(error);
-    const description = issueDescription(details, this.errorUrl(project.id, error.id));
+    const description = issueDescription(details, this.errorUrl(project, error.id));
     return this.db.transaction().execute(async (trx) => {
       const issue = await this.issues.create(project, actor.user.id, { title: error.title.slice(0, 255), description }, trx);
       await this.repo.on(trx).update(error.id, { issue_iid: issue.iid }, this.clock.now());

@@ -14,6 +14,7 @@ import { registerRetentionJob } from './retention.jobs.js';
 import { errorPagePath, type ErrorTrackingDeps, type ErrorTrackingModuleDeps } from './error-tracking.deps.js';
 import { SettingsRepository } from './settings.repository.js';
 import { SettingsService } from './settings.service.js';
+import { errorTrackingSettingsSection, type ErrorTrackingSettingsSection } from './settings.section.js';
 import { ERROR_TRACKING_EPOCH_TABLES } from './error-tracking.epochs.js';
 
 export { RETENTION_JOB } from './retention.jobs.js';
@@ -21,15 +22,18 @@ export type { ErrorTrackingModuleDeps } from './error-tracking.deps.js';
 export type { SettingsService } from './settings.service.js';
 export type { ErrorsService } from './errors.service.js';
 export type { IngestionService } from './ingestion.service.js';
+export type { ErrorTrackingSettingsSection } from './settings.section.js';
 
 /**
- * Settings, client keys and errors under `/api/v4`; the Sentry collector and the error pages at
- * the root, which also schedule retention on start.
+ * Settings, client keys and errors under `/api/v4`; the Sentry collector at the root, which also
+ * schedules retention on start; the error pages on the page layer.
  */
 export interface ErrorTrackingModule extends ModuleRoutes {
   readonly settings: SettingsService;
   readonly errors: ErrorsService;
   readonly ingestion: IngestionService;
+  /** Its part of Settings > Monitor, a page the alerts module draws. */
+  readonly settingsSection: ErrorTrackingSettingsSection;
 }
 
 export function createErrorTrackingModule(platform: Platform, deps: ErrorTrackingModuleDeps): ErrorTrackingModule {
@@ -47,14 +51,14 @@ export function createErrorTrackingModule(platform: Platform, deps: ErrorTrackin
     new ErrorsRepository(db),
     clock,
     deps.projects.issues,
-    (projectId, errorId) => `${config.externalUrl}${errorPagePath(projectId, errorId)}`,
+    (project, errorId) => `${config.externalUrl}${errorPagePath(project.full_path, errorId)}`,
   );
   // The issue opened from an error links back to it (the error pages need Reporter), and a
   // project's Maintainers are offered to set error tracking up until it is on.
   deps.projects.pageExtensions.registerIssueOrigin(async (issue, project, level) => {
     const error = await errors.findByIssue(project.id, issue.iid);
     if (!error) return null;
-    return { label: `error ${error.title}`, href: level >= AccessLevel.REPORTER ? errorPagePath(project.id, error.id) : null };
+    return { label: `error ${error.title}`, href: level >= AccessLevel.REPORTER ? errorPagePath(project.full_path, error.id) : null };
   });
   deps.projects.pageExtensions.registerOverviewHint(async (project, level) => {
     if (level < AccessLevel.MAINTAINER || (await settings.find(project.id))?.active === 1) return null;
@@ -85,6 +89,7 @@ export function createErrorTrackingModule(platform: Platform, deps: ErrorTrackin
     settings,
     errors,
     ingestion,
+    settingsSection: errorTrackingSettingsSection(settings, config.externalUrl),
     routes: (app) => {
       settingsRoutes(app, routeDeps);
       errorsRoutes(app, routeDeps);
@@ -97,8 +102,8 @@ export function createErrorTrackingModule(platform: Platform, deps: ErrorTrackin
         limiter,
         limits: ingestionLimits(config.rateLimits, 'collector'),
       });
-      errorPagesRoutes(app, { ...routeDeps, pageAuth: deps.identity.pageAuth });
       app.addHook('onReady', () => retention.schedule());
     },
+    pages: (web) => errorPagesRoutes(web, routeDeps),
   };
 }

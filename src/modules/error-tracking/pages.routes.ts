@@ -1,93 +1,98 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Actor } from '../../infra/auth/index.js';
-import { AppError } from '../../infra/errors/index.js';
-import { IntegerId, NamespaceOrProjectId, deepestPage, type ApiApp } from '../../infra/http/index.js';
-import { sendPage } from '../../web/layout.js';
-import type { PageAuth } from '../identity/index.js';
-import { AccessLevel, type ProjectRow } from '../projects/index.js';
+import type { FastifyRequest } from 'fastify';
+import { NotFoundError } from '../../infra/errors/index.js';
+import { IntegerId, deepestPage, type ApiApp } from '../../infra/http/index.js';
+import { ROLE, sendPage, type Crumb } from '../../web/index.js';
+import type { ProjectRow } from '../projects/index.js';
 import { Sort, Status } from './error-tracking.schemas.js';
-import { STATUS_TABS, errorListPage, errorPage, messagePage } from './errors.pages.js';
+import { STATUS_TABS, errorListPage, errorPage, type ErrorsFrame } from './errors.pages.js';
 import { stackTraceOf } from './errors.presenter.js';
-import { errorPagePath, type ErrorTrackingDeps } from './error-tracking.deps.js';
+import { errorPagePath, monitorSettingsPath, type ErrorTrackingDeps } from './error-tracking.deps.js';
 
 const PER_PAGE = 20;
+const ProjectRef = Type.String({ minLength: 1, maxLength: 1024 });
 const ListQuery = Type.Object({
   status: Type.Optional(Type.Union(STATUS_TABS.map((s) => Type.Literal(s)))),
   sort: Type.Optional(Sort),
   search: Type.Optional(Type.String({ maxLength: 255 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: deepestPage(PER_PAGE) })),
 });
-const ProjectParams = Type.Object({ id: NamespaceOrProjectId });
-const ErrorParams = Type.Object({ id: NamespaceOrProjectId, error_id: IntegerId });
-const PageQuery = Type.Object({ notice: Type.Optional(Type.String({ maxLength: 40 })) });
-const StatusForm = Type.Object({ status: Status });
-// Pages resolve the session themselves through identity's PageAuth (auth 'none' skips the API hook).
-const policy = { auth: 'none' } as const;
+const ProjectParams = Type.Object({ project: ProjectRef });
+const ErrorParams = Type.Object({ project: ProjectRef, error_id: IntegerId });
+const Token = Type.Optional(Type.String({ maxLength: 256 }));
+const StatusForm = Type.Object({ authenticity_token: Token, status: Status });
+const ActionForm = Type.Object({ authenticity_token: Token });
+const ToggleForm = Type.Object({ authenticity_token: Token, active: Type.Union([Type.Literal('true'), Type.Literal('false')]) });
 
 const NOTICES: Record<string, string> = {
   resolved: 'The error was marked resolved.',
   ignored: 'The error is now ignored.',
   unresolved: 'The error was reopened.',
-  issue: 'An issue was created from this error.',
+};
+
+const queryOf = (request: FastifyRequest) => {
+  const at = request.url.indexOf('?');
+  return at < 0 ? '' : request.url.slice(at);
 };
 
 /**
- * The error list and error page (issue "Views"), under `/-/projects/:id/errors`, a path no
- * project can take. Reading needs Reporter; the buttons need Developer, as the API does.
+ * Monitor > Error tracking at `/<full_path>/-/error_tracking` (`/-/p/:project/error_tracking` on
+ * the page layer): the list and one error. Reading needs Reporter, the buttons Developer, as the
+ * API. The toggle of Settings > Monitor (a Maintainer's, as the API's settings) posts here too.
+ * The former `/-/projects/:id/errors[/:error_id]` answer 301 to those who may read the project.
  */
-export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps & { pageAuth: PageAuth }): void {
-  const { pageAuth, lookup, errors } = deps;
+export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
+  const { errors, projects, settings } = deps;
 
-  /** The signed-in actor with the project, or null when a redirect or a refusal page was sent. */
-  const open = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    ref: string,
-    minLevel: number,
-  ): Promise<{ actor: Actor; project: ProjectRow; level: number; csrf: string } | null> => {
-    const actor = await pageAuth.requireSignedIn(request, reply);
-    if (!actor) return null;
-    request.actor = actor;
-    const csrf = pageAuth.pageCsrf(request, reply);
-    try {
-      const { project, level } = await lookup.project(request, ref, minLevel);
-      return { actor, project, level, csrf };
-    } catch (error) {
-      if (!(error instanceof AppError) || error.status >= 500 || error.status === 301) throw error;
-      const title = error.status === 403 ? 'Forbidden' : 'Not found';
-      const message = error.status === 403 ? 'You are not allowed to do this.' : 'This project does not exist or you cannot see it.';
-      sendPage(reply, messagePage(title, message, actor.user.username, csrf), error.status === 403 ? 403 : 404);
-      return null;
-    }
+  const resolved = (request: FastifyRequest) => {
+    const { row, level } = request.page.project!;
+    return { project: row as ProjectRow, level };
+  };
+
+  const frame = async (request: FastifyRequest, project: ProjectRow, level: number, crumbs: Crumb[]): Promise<ErrorsFrame> => {
+    const namespace = await projects.namespaceOf(project);
+    return {
+      page: request.page,
+      crumbs: [
+        ...(namespace
+          ? [{ label: namespace.name, href: namespace.kind === 'group' ? `/groups/${namespace.full_path}` : `/${namespace.full_path}` }]
+          : []),
+        { label: project.name, href: `/${project.full_path}` },
+        { label: 'Monitor' },
+        ...crumbs,
+      ],
+      nav: { fullPath: project.full_path, name: project.name, level, current: 'errors' },
+    };
   };
 
   app.get(
-    '/-/projects/:id/errors',
-    { schema: { params: ProjectParams, querystring: ListQuery }, config: { policy } },
+    '/-/p/:project/error_tracking',
+    { schema: { params: ProjectParams, querystring: ListQuery }, config: { page: { signIn: 'required', project: ROLE.reporter } } },
     async (request, reply) => {
-      const ctx = await open(request, reply, request.params.id, AccessLevel.REPORTER);
-      if (!ctx) return reply;
+      const { project, level } = resolved(request);
       const status = request.query.status ?? 'unresolved';
       const sort = request.query.sort ?? 'last_seen';
       const search = request.query.search?.trim() ?? '';
       const page = request.query.page ?? 1;
       const filter = { status: status === 'all' ? undefined : status, search: search || undefined, sort };
-      const { rows, total, users } = await errors.list(ctx.project.id, filter, PER_PAGE, (page - 1) * PER_PAGE);
-      const totalPages = Math.max(1, Math.ceil(total / PER_PAGE));
+      const { rows, total, users } = await errors.list(project.id, filter, PER_PAGE, (page - 1) * PER_PAGE);
+      // An empty tab of a project that has errors is not the empty state that leads to setup.
+      const empty =
+        total === 0 && (filter.status === undefined && !filter.search ? true : (await errors.list(project.id, { sort }, 1, 0)).total === 0);
       return sendPage(
         reply,
         errorListPage({
-          project: ctx.project,
-          username: ctx.actor.user.username,
-          csrf: ctx.csrf,
+          frame: await frame(request, project, level, [{ label: 'Error tracking' }]),
+          project,
+          canSetUp: level >= ROLE.maintainer,
+          empty,
           rows,
           users,
           status,
           sort,
           search,
           page,
-          totalPages,
+          totalPages: Math.max(1, Math.ceil(total / PER_PAGE)),
           total,
         }),
       );
@@ -95,70 +100,80 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps & { pageAu
   );
 
   app.get(
-    '/-/projects/:id/errors/:error_id',
-    { schema: { params: ErrorParams, querystring: PageQuery }, config: { policy } },
+    '/-/p/:project/error_tracking/:error_id/details',
+    { schema: { params: ErrorParams }, config: { page: { signIn: 'required', project: ROLE.reporter } } },
     async (request, reply) => {
-      const ctx = await open(request, reply, request.params.id, AccessLevel.REPORTER);
-      if (!ctx) return reply;
-      const error = await errors.find(ctx.project.id, request.params.error_id);
-      if (!error) return sendPage(reply, messagePage('Not found', 'This error does not exist.', ctx.actor.user.username, ctx.csrf), 404);
+      const { project, level } = resolved(request);
+      const error = await errors.find(project.id, request.params.error_id);
+      if (!error) throw new NotFoundError('Error');
       const details = await errors.details(error);
       return sendPage(
         reply,
         errorPage({
-          project: ctx.project,
-          username: ctx.actor.user.username,
-          csrf: ctx.csrf,
+          frame: await frame(request, project, level, [
+            { label: 'Error tracking', href: errorPagePath(project.full_path) },
+            { label: error.title.length > 60 ? `${error.title.slice(0, 59)}…` : error.title },
+          ]),
+          project,
           details,
           trace: stackTraceOf(details.latest?.payload),
-          canWrite: ctx.level >= AccessLevel.DEVELOPER,
-          notice: NOTICES[request.query.notice ?? ''],
+          canWrite: level >= ROLE.developer,
         }),
       );
     },
   );
 
-  /** Form posts: CSRF first (422 page), then Developer access, then the change and a 303 back. */
-  const action = async (
-    request: FastifyRequest<{ Params: { id: string; error_id: number } }>,
-    reply: FastifyReply,
-    run: (ctx: { actor: Actor; project: ProjectRow; level: number }, errorId: number) => Promise<string>,
-  ) => {
-    const ctx = await open(request, reply, request.params.id, AccessLevel.DEVELOPER);
-    if (!ctx) return reply;
-    if (!pageAuth.verifyPageCsrf(request)) {
-      return sendPage(
-        reply,
-        messagePage('Expired form', 'The form expired. Go back, reload the page and try again.', ctx.actor.user.username, ctx.csrf),
-        422,
-      );
-    }
-    const error = await errors.find(ctx.project.id, request.params.error_id);
-    if (!error) return sendPage(reply, messagePage('Not found', 'This error does not exist.', ctx.actor.user.username, ctx.csrf), 404);
-    try {
-      const notice = await run(ctx, error.id);
-      return reply.redirect(`${errorPagePath(ctx.project.id, error.id)}?notice=${notice}`, 303);
-    } catch (failure) {
-      if (!(failure instanceof AppError) || failure.status >= 500) throw failure;
-      const message = failure.message.replace(/^\d{3} [A-Za-z ]+ - /, '');
-      return sendPage(reply, messagePage('Not possible', message, ctx.actor.user.username, ctx.csrf), failure.status);
-    }
-  };
-
   app.post(
-    '/-/projects/:id/errors/:error_id/status',
-    { schema: { params: ErrorParams, body: StatusForm }, config: { policy } },
-    async (request, reply) =>
-      action(request, reply, async (ctx, errorId) => {
-        await errors.setStatus(await errors.get(ctx.project.id, errorId), request.body.status);
-        return request.body.status;
-      }),
+    '/-/p/:project/error_tracking/:error_id/details/status',
+    { schema: { params: ErrorParams, body: StatusForm }, config: { page: { signIn: 'required', project: ROLE.developer } } },
+    async (request, reply) => {
+      const { project } = resolved(request);
+      const error = await errors.get(project.id, request.params.error_id);
+      await errors.setStatus(error, request.body.status);
+      return reply.redirectWithFlash(errorPagePath(project.full_path, error.id), { kind: 'notice', text: NOTICES[request.body.status]! });
+    },
   );
 
-  app.post('/-/projects/:id/errors/:error_id/issue', { schema: { params: ErrorParams }, config: { policy } }, async (request, reply) =>
-    action(request, reply, async (ctx, errorId) => {
-      await errors.createIssue(ctx.project, await errors.get(ctx.project.id, errorId), ctx.actor, ctx.level);
-      return 'issue';
-    }),
+  app.post(
+    '/-/p/:project/error_tracking/:error_id/details/issue',
+    { schema: { params: ErrorParams, body: ActionForm }, config: { page: { signIn: 'required', project: ROLE.developer } } },
+    async (request, reply) => {
+      const { project, level } = resolved(request);
+      const error = await errors.get(project.id, request.params.error_id);
+      const issue = await errors.createIssue(project, error, request.page.actor!, level);
+      return reply.redirectWithFlash(errorPagePath(project.full_path, error.id), {
+        kind: 'notice',
+        text: `Issue #${issue.iid} was created from this error.`,
+      });
+    },
+  );
+
+  // Settings > Monitor's error tracking toggle: the integrated backend, as the API's PUT.
+  app.post(
+    '/-/p/:project/settings/operations/error_tracking',
+    { schema: { params: ProjectParams, body: ToggleForm }, config: { page: { signIn: 'required', project: ROLE.maintainer } } },
+    async (request, reply) => {
+      const { project } = resolved(request);
+      const active = request.body.active === 'true';
+      await settings.put(project.id, { active, integrated: true });
+      return reply.redirectWithFlash(monitorSettingsPath(project.full_path), {
+        kind: 'notice',
+        text: active ? 'Error tracking is enabled.' : 'Error tracking is disabled.',
+      });
+    },
+  );
+
+  // The former addresses, for those who may read the project (a visitor signs in first; others get 404).
+  const OldParams = Type.Object({ project: ProjectRef });
+  const OldErrorParams = Type.Object({ project: ProjectRef, error_id: IntegerId });
+  app.get(
+    '/-/projects/:project/errors',
+    { schema: { params: OldParams }, config: { page: { signIn: 'optional', project: 0 } } },
+    async (request, reply) => reply.redirect(`${errorPagePath(resolved(request).project.full_path)}${queryOf(request)}`, 301),
+  );
+  app.get(
+    '/-/projects/:project/errors/:error_id',
+    { schema: { params: OldErrorParams }, config: { page: { signIn: 'optional', project: 0 } } },
+    async (request, reply) => reply.redirect(errorPagePath(resolved(request).project.full_path, request.params.error_id), 301),
   );
 }
