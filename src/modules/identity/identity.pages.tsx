@@ -1,4 +1,6 @@
 import { Flash, Layout } from '../../web/layout.js';
+import type { PageState } from '../../web/index.js';
+import { SETTINGS_PAGES } from './settings-nav.js';
 import type { UserRow } from './users.repository.js';
 
 export interface SignInPageProps {
@@ -40,19 +42,29 @@ export function SignInPage({ csrf, redirectTo, login, error, notice }: SignInPag
   );
 }
 
-/** `GET /profile`: who is signed in; the header carries the sign-out button. */
-export function ProfilePage({ user, csrf }: { user: UserRow; csrf: string }) {
+/** `GET /profile`: who is signed in, and where their settings are; the header carries the sign-out button. */
+export function ProfilePage({ user, page }: { user: UserRow; page: PageState }) {
   return (
-    <Layout title="Profile" username={user.username} csrf={csrf}>
+    <Layout title="Profile" page={page}>
       <h1>{user.name}</h1>
       <p>
         Signed in as <strong id="signed-in-username">{user.username}</strong>
         {user.is_admin === 1 ? <span class="badge">Administrator</span> : null}
       </p>
       <p class="muted">{user.email}</p>
+      <ul>
+        <li>
+          <a href={`/${user.username}`}>Your public profile</a>
+        </li>
+        {Object.values(SETTINGS_PAGES).map((settings) => (
+          <li key={settings.href}>
+            <a href={settings.href}>{settings.label}</a>
+          </li>
+        ))}
+      </ul>
     </Layout>
   );
 }
 
 export const signInPage = (props: SignInPageProps) => <SignInPage {...props} />;
-export const profilePage = (user: UserRow, csrf: string) => <ProfilePage user={user} csrf={csrf} />;
+export const profilePage = (user: UserRow, page: PageState) => <ProfilePage user={user} page={page} />;

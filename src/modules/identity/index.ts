@@ -24,6 +24,9 @@ import { SessionsRepository } from './sessions.repository.js';
 import { SESSION_COOKIE, SessionsService } from './sessions.service.js';
 import { SignInService } from './sign-in.service.js';
 import { signInPages } from './sign-in.routes.js';
+import { accessTokensPages } from './access-tokens.page-routes.js';
+import { passwordPages } from './password.page-routes.js';
+import { profileSettingsPages } from './profile.page-routes.js';
 import { TokensRepository } from './tokens.repository.js';
 import { TABLE_TOKEN_CREDENTIALS, TokensService } from './tokens.service.js';
 import { UsersRepository } from './users.repository.js';
@@ -47,8 +50,9 @@ export type { InternalUsers, InternalUserSpec } from './internal-users.js';
 export type { ResourceLookupPort } from './resource-tokens.routes.js';
 
 /**
- * Users, tokens (project and group access tokens too) under `/api/v4`; at the root
- * `/users/sign_in`, `/users/sign_out`, `/profile`.
+ * Users, tokens (project and group access tokens too) under `/api/v4`; pages: `/users/sign_in`,
+ * `/users/sign_out`, `/profile` and the user settings `/-/user_settings/{profile,
+ * personal_access_tokens,password/edit}`.
  */
 export interface IdentityModule extends ModuleRoutes {
   readonly users: UsersService;
@@ -109,6 +113,11 @@ export function createIdentityModule(platform: Platform, deps: IdentityModuleDep
       resourceTokenRoutes(app, { platform, service: resourceTokens, lookup, members });
     },
     rootRoutes: noRootRoutes,
-    pages: (web) => signInPages(web, { platform, users, signIn, pageAuth }),
+    pages: (web) => {
+      signInPages(web, { platform, users, signIn, pageAuth });
+      profileSettingsPages(web, users);
+      accessTokensPages(web, tokens);
+      passwordPages(web, users, signIn);
+    },
   };
 }

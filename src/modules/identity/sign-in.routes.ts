@@ -95,6 +95,6 @@ export function signInPages(web: ApiApp, { platform, users, signIn, pageAuth }: 
 
   web.get('/profile', { config: { page: { signIn: 'required' } } }, async (request, reply) => {
     const user = await users.get(request.page.actor!.user.id);
-    return sendPage(reply, profilePage(user, request.page.csrf));
+    return sendPage(reply, profilePage(user, request.page));
   });
 }

@@ -57,6 +57,20 @@ export class SignInService {
     return { kind: 'signed_in', user, session };
   }
 
+  /**
+   * The current password, checked for a signed-in user changing it. Failures count under the
+   * same limit as sign-in failures, per IP and per login: the form is another way to guess the
+   * same secret, and a stolen session must not make guessing it cheaper.
+   */
+  async checkPassword(username: string, password: string, ip: string): Promise<'ok' | 'invalid' | TooManyRequestsError> {
+    const keys = [`ip:${ip}`, `login:${username.toLowerCase()}`];
+    const reservation = await this.limiter.reserve(LIMIT, keys, this.limit);
+    if (!reservation.allowed) return reservation.error;
+    if (!(await this.users.authenticate(username, password))) return 'invalid';
+    await reservation.release();
+    return 'ok';
+  }
+
   async signOut(session: string | undefined): Promise<void> {
     await this.sessions.destroy(session);
   }

@@ -150,6 +150,26 @@ export class TokensService {
     return expiresAt;
   }
 
+  /** `YYYY-MM-DD`: the latest expiry a new token may have (MAX_ACCESS_TOKEN_LIFETIME_DAYS from today). */
+  latestExpiry(): string {
+    return dateAfter(this.clock.now(), this.maxLifetimeDays);
+  }
+
+  /** `YYYY-MM-DD` `days` days from today, no later than the latest expiry: what a new token's form offers. */
+  suggestedExpiry(days: number): string {
+    return dateAfter(this.clock.now(), Math.min(days, this.maxLifetimeDays));
+  }
+
+  /**
+   * One of the user's own personal tokens, for their settings page (404 otherwise): unlike
+   * `getManageable`, an administrator's page shows only their own tokens too.
+   */
+  async getOwnPersonal(userId: number, id: number): Promise<TokenRow> {
+    const row = await this.tokens.findById(id);
+    if (!row || row.user_id !== userId || row.kind !== 'personal') throw new NotFoundError('Personal Access Token');
+    return row;
+  }
+
   /** The auth port: a secret to its token and owner, or null. */
   async resolve(secret: string): Promise<ResolvedToken | null> {
     const digest = digestToken(secret);
