@@ -60,7 +60,9 @@ describe('alert pages', () => {
     assert.ok(again.body.includes(url!));
     assert.equal((await notify(t, url!, { title: 'From outside' }, { key: key! })).statusCode, 200);
 
-    const blank = await browser.request('POST', `${settings}/alerts/integrations`, { form: { authenticity_token: csrf, name: '', type: 'http' } });
+    const blank = await browser.request('POST', `${settings}/alerts/integrations`, {
+      form: { authenticity_token: csrf, name: '', type: 'http' },
+    });
     assert.equal(blank.statusCode, 400);
     assert.match(blank.body, /class="field-error"/);
 

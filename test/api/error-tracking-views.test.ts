@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../helpers/app.js';
 import { TestBrowser } from '../helpers/auth-browser.js';
-import { addMember, createUser, type TestUser } from '../helpers/factories.js';
+import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { exceptionEvent, hex32, post, sentryAuth, storePath, type TrackedProject, trackedProject } from '../helpers/sentry.js';
 import { appWithUsers } from '../helpers/suite.js';
 
@@ -92,7 +92,8 @@ describe('error tracking views: REST', () => {
       [42, '    return total / count'],
       [43, ''],
     ]);
-    assert.equal(d.web_url, `http://basalt.test/-/projects/${q.projectId}/errors/${error.id}`);
+    const fullPath = (await t.api('GET', `/projects/${q.projectId}`)).json().path_with_namespace;
+    assert.equal(d.web_url, `http://basalt.test/${fullPath}/-/error_tracking/${error.id}/details`);
     const missing = await t.api('GET', `/projects/${q.projectId}/error_tracking/errors/999999`, { token: owner.token });
     assert.deepEqual(missing.json(), { message: '404 Error Not Found' });
     const otherProject = await t.api('GET', `/projects/${p.projectId}/error_tracking/errors/${error.id}`, { token: owner.token });
@@ -127,7 +128,8 @@ describe('error tracking views: REST', () => {
     assert.equal(issue.title, 'ZeroDivisionError: division by zero');
     assert.match(issue.description, /## Stack trace/);
     assert.match(issue.description, /at compute \(app\/views\.py:42\) \[in app\]/);
-    assert.ok(issue.description.includes(`http://basalt.test/-/projects/${q.projectId}/errors/${error.id}`));
+    const fullPath = (await t.api('GET', `/projects/${q.projectId}`)).json().path_with_namespace;
+    assert.ok(issue.description.includes(`http://basalt.test/${fullPath}/-/error_tracking/${error.id}/details`));
     const fetched = await t.api('GET', `/projects/${q.projectId}/issues/${issue.iid}`, { token: owner.token });
     assert.equal(fetched.json().description, issue.description);
     assert.equal(
@@ -180,28 +182,31 @@ describe('error tracking views: pages', () => {
   let t: TestApp;
   let owner: TestUser;
   let p: TrackedProject;
+  let fullPath: string;
   before(async () => {
     ({ t, owner } = await appWithUsers(['owner']));
     p = await trackedProject(t, owner);
+    fullPath = (await t.api('GET', `/projects/${p.projectId}`)).json().path_with_namespace;
     await post(t, storePath(p.projectId), JSON.stringify(exceptionEvent({ user: { id: 'x' } })), { 'x-sentry-auth': sentryAuth(p.key) });
   });
   after(() => t.close());
 
   it('anonymous visitors are sent to sign in and come back', async () => {
     const browser = new TestBrowser(t.app);
-    const res = await browser.request('GET', `/-/projects/${p.projectId}/errors?status=all`);
+    const res = await browser.request('GET', `/${fullPath}/-/error_tracking?status=all`);
     assert.equal(res.statusCode, 302);
-    assert.equal(res.headers.location, `/users/sign_in?redirect_to=${encodeURIComponent(`/-/projects/${p.projectId}/errors?status=all`)}`);
+    assert.equal(res.headers.location, `/users/sign_in?redirect_to=${encodeURIComponent(`/${fullPath}/-/error_tracking?status=all`)}`);
   });
 
   it('the list and error page render; Resolve and Create issue work with CSRF, not without', async () => {
     const browser = new TestBrowser(t.app);
     await browser.signIn(owner.user.username, 'password-123');
-    const list = await browser.request('GET', `/-/projects/${p.projectId}/errors`);
+    const list = await browser.request('GET', `/${fullPath}/-/error_tracking`);
     assert.equal(list.statusCode, 200);
     assert.match(list.body, /ZeroDivisionError: division by zero/);
-    const href = /href="(\/-\/projects\/\d+\/errors\/\d+)"/.exec(list.body)?.[1];
-    assert.ok(href);
+    assert.match(list.body, /aria-current="page"[^>]*>Error tracking</);
+    const href = /href="(\/[^"]+\/-\/error_tracking\/\d+\/details)"/.exec(list.body)?.[1];
+    assert.ok(href?.startsWith(`/${fullPath}/-/`), href);
     const page = await browser.request('GET', href);
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /id="occurrences">1</);
@@ -209,25 +214,90 @@ describe('error tracking views: pages', () => {
     assert.match(page.body, /class="et-frame in-app"/);
     assert.match(page.body, /<svg id="chart-24h"/);
     assert.match(page.body, /<svg id="chart-30d"/);
+    assert.match(page.body, /<nav class="crumbs"[^]*Monitor[^]*Error tracking/);
 
     const forged = await browser.request('POST', `${href}/status`, { form: { status: 'resolved', authenticity_token: 'forged' } });
     assert.equal(forged.statusCode, 422);
     const token = TestBrowser.csrfOf(page.body);
     const resolved = await browser.request('POST', `${href}/status`, { form: { status: 'resolved', authenticity_token: token } });
     assert.equal(resolved.statusCode, 303);
+    assert.equal(resolved.headers.location, href);
     const after = await browser.request('GET', String(resolved.headers.location));
     assert.match(after.body, /id="error-status">resolved</);
+    assert.match(after.body, /class="flash flash-notice"[^>]*>The error was marked resolved\./);
     const issue = await browser.request('POST', `${href}/issue`, { form: { authenticity_token: token } });
     assert.equal(issue.statusCode, 303);
     const linked = await browser.request('GET', String(issue.headers.location));
     assert.match(linked.body, /id="linked-issue"/);
+    assert.match(linked.body, /Issue #\d+ was created from this error\./);
+    const twice = await browser.request('POST', `${href}/issue`, { form: { authenticity_token: token } });
+    assert.equal(twice.statusCode, 409);
+    assert.match(String(twice.headers['content-type']), /^text\/html/);
   });
 
-  it('a stranger gets a 404 page, not the errors', async () => {
+  it('an empty list leads Maintainers to the DSN on Settings > Monitor, where error tracking is switched on and off', async () => {
+    const project = await createProject(t.app, owner);
+    const browser = new TestBrowser(t.app);
+    await browser.signIn(owner.user.username, 'password-123');
+    const list = await browser.request('GET', `/${project.full_path}/-/error_tracking`);
+    assert.equal(list.statusCode, 200);
+    assert.match(list.body, /No errors yet/);
+    const settings = `/${project.full_path}/-/settings/operations`;
+    assert.ok(list.body.includes(`href="${settings}">Set up error tracking</a>`));
+    const page = await browser.request('GET', settings);
+    assert.match(page.body, /id="error-tracking-state">disabled</);
+    const enabled = await browser.request('POST', `${settings}/error_tracking`, {
+      form: { authenticity_token: TestBrowser.csrfOf(page.body), active: 'true' },
+    });
+    assert.equal(enabled.statusCode, 303);
+    assert.equal(enabled.headers.location, settings);
+    const on = await browser.request('GET', settings);
+    assert.match(on.body, /id="error-tracking-state">enabled</);
+    assert.match(on.body, /Error tracking is enabled\./);
+    const dsn = /<code class="dsn"[^>]*>([^<]+)</.exec(on.body)?.[1];
+    const keys = (await t.api('GET', `/projects/${project.id}/error_tracking/client_keys`)).json();
+    assert.equal(dsn, keys[0].tracker_dsn);
+    const bad = await browser.request('POST', `${settings}/error_tracking`, {
+      form: { authenticity_token: TestBrowser.csrfOf(on.body), active: 'maybe' },
+    });
+    assert.equal(bad.statusCode, 400);
+
+    // A Developer reads the errors but is not offered the settings, which it cannot open.
+    const developer = await createUser(t.app);
+    await addMember(t.app, 'project', project.id, developer, 30);
+    const d = new TestBrowser(t.app);
+    await d.signIn(developer.user.username, 'password-123');
+    const theirs = await d.request('GET', `/${project.full_path}/-/error_tracking`);
+    assert.equal(theirs.statusCode, 200);
+    assert.ok(!theirs.body.includes('Set up error tracking'));
+    assert.equal((await d.request('GET', settings)).statusCode, 403);
+    const refused = await d.request('POST', `${settings}/error_tracking`, {
+      form: { authenticity_token: await d.csrf(), active: 'false' },
+    });
+    assert.equal(refused.statusCode, 403);
+  });
+
+  it('the former addresses answer 301 to the new ones; a stranger gets a 404 page, not the errors nor where they went', async () => {
+    const owned = new TestBrowser(t.app);
+    await owned.signIn(owner.user.username, 'password-123');
+    const [error] = (await t.api('GET', `/projects/${p.projectId}/error_tracking/errors`)).json();
+    const moves: [string, string][] = [
+      [`/-/projects/${p.projectId}/errors?status=all`, `/${fullPath}/-/error_tracking?status=all`],
+      [`/-/projects/${p.projectId}/errors/${error.id}`, `/${fullPath}/-/error_tracking/${error.id}/details`],
+    ];
     const stranger = await createUser(t.app);
     const browser = new TestBrowser(t.app);
     await browser.signIn(stranger.user.username, 'password-123');
-    const res = await browser.request('GET', `/-/projects/${p.projectId}/errors`);
+    for (const [from, to] of moves) {
+      const moved = await owned.request('GET', from);
+      assert.equal(moved.statusCode, 301, from);
+      assert.equal(moved.headers.location, to);
+      const res = await browser.request('GET', from);
+      assert.equal(res.statusCode, 404);
+      assert.equal(res.headers.location, undefined);
+      assert.ok(!res.body.includes(fullPath));
+    }
+    const res = await browser.request('GET', `/${fullPath}/-/error_tracking`);
     assert.equal(res.statusCode, 404);
     assert.doesNotMatch(res.body, /ZeroDivisionError/);
   });
