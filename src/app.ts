@@ -140,7 +140,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setErrorHandler(apiErrorHandler);
   installResponseHeaders(app, config);
   // Per-request work is kept to one hook per phase: each hook is a measurable share of a
-  // cached API read (docs/performance.md).
+  // cached API read (docs/perf-lab.md).
   const metrics = createRequestMetrics();
   app.addHook('onResponse', (request, reply, done) => {
     metrics.record(request, reply);

@@ -39,7 +39,7 @@ export type Quiesce = (task: () => Promise<void>) => Promise<void>;
  * copied. Under a steady stream of writes the worker never gets there on its own (new
  * frames arrive while it copies), so the log grew until the main connection's automatic
  * checkpoint did it on the event loop, with its fsyncs: a stall of tens of milliseconds each
- * second at ingestion rates (docs/performance.md). Instead, when the log passes
+ * second at ingestion rates (docs/perf-lab.md). Instead, when the log passes
  * `restartFrames` the worker copies what it can, then asks; the main connection holds its
  * writes (requests are still read and answered meanwhile) while the worker copies the short
  * tail and itself makes the write that starts the log over, since that write waits for the

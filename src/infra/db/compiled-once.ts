@@ -6,7 +6,7 @@ import { replaceNul } from './nul-plugin.js';
 /**
  * A query whose SQL is built and compiled once per dialect, then run with new values:
  * building and compiling with Kysely costs more than running a small prepared query
- * (docs/performance.md). The builder receives placeholders for its values and must give the
+ * (docs/perf-lab.md). The builder receives placeholders for its values and must give the
  * same SQL whatever they are (no `IN` lists of varying length, no optional clauses).
  * On SQLite, outside transactions, the statement runs on the connection directly: Kysely's
  * connection lock and promise chain cost more than the statement itself.

@@ -102,10 +102,10 @@ function openSqlite(file: string): DatabaseHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // Reads through a memory map instead of a read() per page: on a virtual machine each
-  // system call is a measurable share of a small query (docs/performance.md). Pages read
+  // system call is a measurable share of a small query (docs/perf-lab.md). Pages read
   // through the map bypass the page cache, which keeps SQLite's 2 MB default: every commit
   // walks the cache's whole hash table, so a larger cache made each commit dearer
-  // (docs/decisions.md "Performance"). Neither setting changes what is durable.
+  // (docs/decisions.md "Data and performance"). Neither setting changes what is durable.
   sqlite.pragma('mmap_size = 268435456');
   sqlite.pragma('cache_size = -2000');
   // Checkpoints run on a worker thread (infra/db/checkpointer.ts), which keeps the log under

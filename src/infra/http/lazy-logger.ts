@@ -7,7 +7,7 @@ type LogMethod = 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal' | 'sile
  * `request.log` that becomes a pino child (bound to the request id) only when something
  * logs through it. Most requests never do (the per-request line is written by
  * infra/http/request-log.ts with the id in it), and a child per request is a measurable
- * share of a cached API read (docs/performance.md).
+ * share of a cached API read (docs/perf-lab.md).
  */
 class LazyChildLogger {
   private real: FastifyBaseLogger | undefined;

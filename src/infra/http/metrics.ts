@@ -34,7 +34,7 @@ interface MetricValue {
  * `http_requests_total` and `http_request_duration_seconds`, kept in plain counters and
  * handed to prom-client's registry as metrics in its own shape. prom-client's label
  * objects are validated and hashed on every observation: a measurable share of a cached
- * API read (docs/performance.md); here a request costs two map lookups and additions.
+ * API read (docs/perf-lab.md); here a request costs two map lookups and additions.
  */
 export function createRequestMetrics(): RequestMetrics {
   const registry = new Registry();

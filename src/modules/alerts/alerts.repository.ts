@@ -53,7 +53,7 @@ export interface AlertFilter {
   sort: AlertSort;
 }
 
-// Run for every incoming alert: compiled once (docs/performance.md).
+// Run for every incoming alert: compiled once (docs/perf-lab.md).
 const SETTINGS = new CompiledOnce(1, (db, projectId: number) =>
   db.selectFrom('alert_settings').selectAll().where('project_id', '=', projectId),
 );

@@ -17,7 +17,7 @@ export interface NewIntegration {
   now: number;
 }
 
-// Every incoming alert looks its integration up: compiled once (docs/performance.md).
+// Every incoming alert looks its integration up: compiled once (docs/perf-lab.md).
 const BY_ENDPOINT = new CompiledOnce(2, (db, projectId: number, endpointIdentifier: string) =>
   db
     .selectFrom('alert_integrations')

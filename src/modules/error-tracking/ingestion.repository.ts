@@ -14,7 +14,7 @@ const keepEarliest = (column: string) =>
  */
 const fingerprintKey = (fingerprint: string): bigint => BigInt.asIntN(64, BigInt(`0x${fingerprint.slice(0, 16)}`));
 
-// Every ingested event runs these two: compiled once (docs/performance.md).
+// Every ingested event runs these two: compiled once (docs/perf-lab.md).
 const UPSERT_ERROR = new CompiledOnce(
   10,
   (

@@ -13,7 +13,7 @@ export interface IngestionGrant {
   integrated: number | null;
 }
 
-// Every ingested envelope checks its key: compiled once (docs/performance.md).
+// Every ingested envelope checks its key: compiled once (docs/perf-lab.md).
 const GRANT = new CompiledOnce(2, (db, projectId: number, publicKey: string) =>
   db
     .selectFrom('error_tracking_client_keys as k')

@@ -49,7 +49,7 @@ function targetTitle(e: EventDetail): string | null {
 /**
  * Activity event, fields in the order of reference §2.4. Built up as one object (optional
  * members assigned in place): spreading conditional parts costs several times more on a
- * page of 100 events (docs/performance.md).
+ * page of 100 events (docs/perf-lab.md).
  */
 export function mapEvent(e: EventDetail, users: Users, base: string, projectList: boolean): EventEntity {
   const author = users.get(e.author_id);

@@ -22,7 +22,7 @@ const changed = (result: { numUpdatedRows: bigint } | { numDeletedRows: bigint }
   Number('numUpdatedRows' in result ? result.numUpdatedRows : result.numDeletedRows);
 
 // The token lookups of every OAuth-authenticated request and of the refresh grant, by the
-// id a token carries (token-format.ts), compiled once (docs/performance.md).
+// id a token carries (token-format.ts), compiled once (docs/perf-lab.md).
 const TOKEN_WITH_OWNER = new CompiledOnce(1, (db, id: number) =>
   db
     .selectFrom('oauth_access_tokens as t')
@@ -33,7 +33,7 @@ const TOKEN_WITH_OWNER = new CompiledOnce(1, (db, id: number) =>
     .where('t.id', '=', id),
 );
 // Only the columns the refresh grant, revocation and introspection use: reading a column
-// value costs about as much as finding the row (docs/performance.md).
+// value costs about as much as finding the row (docs/perf-lab.md).
 const TOKEN_WITH_APPLICATION = new CompiledOnce(1, (db, id: number) =>
   db
     .selectFrom('oauth_access_tokens as t')
@@ -70,7 +70,7 @@ const NEW_TOKEN_COLUMNS = [
   'expires_at',
   'created_at',
 ] as const satisfies readonly (keyof NewAccessToken)[];
-// Every grant and refresh runs these: compiled once (docs/performance.md).
+// Every grant and refresh runs these: compiled once (docs/perf-lab.md).
 const INSERT_TOKEN = new CompiledOnce(NEW_TOKEN_COLUMNS.length, (db, ...values: unknown[]) =>
   db
     .insertInto('oauth_access_tokens')

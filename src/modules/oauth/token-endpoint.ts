@@ -36,6 +36,6 @@ export async function tokenEndpoint(deps: TokenEndpointDeps, request: FastifyReq
   const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
   if (!grant) throw new UnsupportedGrantTypeError();
   // Named fields, not a spread of `deps`: the route passes its whole dependency bag (a dozen
-  // fields) and copying it was a measurable share of a refresh grant (docs/performance.md).
+  // fields) and copying it was a measurable share of a refresh grant (docs/perf-lab.md).
   return grant({ storage: deps.storage, clock: deps.clock, tokens: deps.tokens, idToken: deps.idToken, credentials, params });
 }

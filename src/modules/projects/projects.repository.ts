@@ -41,7 +41,7 @@ export interface ProjectFilter {
   sort: 'asc' | 'desc';
 }
 
-// The hottest statements, compiled once (docs/performance.md).
+// The hottest statements, compiled once (docs/perf-lab.md).
 const PROJECT_BY_ID = new CompiledOnce<ProjectRow, [number]>(1, (db, id) =>
   db.selectFrom('projects').selectAll().where('id', '=', id).where('pending_delete', '=', 0),
 );

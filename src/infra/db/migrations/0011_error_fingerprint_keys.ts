@@ -6,7 +6,7 @@ import { atomically, rebuildSqliteTable, text, ts, type AnyDb, type MigrationFac
  * Errors are found by a 64-bit integer key of their fingerprint instead of the 40 hex digits
  * (docs/decisions.md "Error tracking"): every new error writes an entry of its unique index at
  * a random place, and an integer entry is a third of the text one, so the index stays smaller,
- * splits less and a new error's upsert costs about a third less (docs/performance.md). The text
+ * splits less and a new error's upsert costs about a third less (docs/perf-lab.md). The text
  * fingerprint stays in the row. SQLite cannot drop a table constraint, so there the table is
  * rebuilt; the events table refers to it, so foreign keys are off around the rebuild (SQLite's
  * documented procedure: with them on, dropping the old table would delete every event) and
