@@ -80,7 +80,15 @@ export function IssueList(props: IssueListProps) {
       </form>
       {issues.length === 0 ? (
         <EmptyState
-          title={search ? 'No issues match your search' : state === 'closed' ? 'No closed issues' : 'No issues yet'}
+          title={
+            search
+              ? 'No issues match your search'
+              : counts.all === 0
+                ? 'No issues yet'
+                : state === 'closed'
+                  ? 'No closed issues'
+                  : 'No open issues'
+          }
           {...(props.canCreate && !search ? { action: { href: `${issuesPath(project)}/new`, label: 'New issue' } } : {})}
         >
           Issues track work, bugs and incidents of this project.
