@@ -1,6 +1,6 @@
-import type { ModuleRoutes, Platform } from '../../infra/platform.js';
+import { noRootRoutes, type ModuleRoutes, type Platform } from '../../infra/platform.js';
 import type { NotificationsModuleDeps } from './notifications.deps.js';
-import { notificationsPageRoutes } from './notifications.page-routes.js';
+import { notificationsPages } from './notifications.page-routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
 import { NotificationsRepository } from './notifications.repository.js';
 import { NotificationsService } from './notifications.service.js';
@@ -11,7 +11,7 @@ export type { SettingView, GlobalSettingView } from './notifications.service.js'
 export type { Participation } from './notifications.rules.js';
 export { LEVELS, ALL_EVENTS, type Level, type NotificationEvent } from './notifications.levels.js';
 
-/** The notification settings API; at the root, the settings page `/-/profile/notifications`. */
+/** The notification settings API; on the page layer, the settings page `/-/profile/notifications`. */
 export interface NotificationsModule extends ModuleRoutes {
   readonly service: NotificationsService;
 }
@@ -31,6 +31,7 @@ export function createNotificationsModule(platform: Platform, deps: Notification
   return {
     service,
     routes: (app) => notificationsRoutes(app, { service, users: identity.users, lookup: projects.lookup }),
-    rootRoutes: async (app) => notificationsPageRoutes(app, { service, identity, projects }),
+    rootRoutes: noRootRoutes,
+    pages: (web) => notificationsPages(web, { service, identity, projects }),
   };
 }

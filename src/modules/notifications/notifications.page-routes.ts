@@ -1,8 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Actor } from '../../infra/auth/index.js';
 import { AppError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
-import { sendPage } from '../../web/layout.js';
-import type { IdentityModule } from '../identity/index.js';
+import type { ApiApp } from '../../infra/http/index.js';
+import { sendPage, type FieldErrors } from '../../web/index.js';
+import { fieldErrorsOf, type IdentityModule } from '../identity/index.js';
 import type { NamespaceRow, ProjectRow, ProjectsModule } from '../projects/index.js';
 import { isLevel, type Level } from './notifications.levels.js';
 import { notificationsPage, type SourceEntry } from './notifications.pages.js';
@@ -10,7 +12,6 @@ import type { NotificationsService, SettingInput } from './notifications.service
 
 export const NOTIFICATIONS_PAGE = '/-/profile/notifications';
 const LIST_MAX = 100;
-const page = { config: { policy: { auth: 'none' as const } } };
 
 interface PageDeps {
   service: NotificationsService;
@@ -18,26 +19,32 @@ interface PageDeps {
   projects: ProjectsModule;
 }
 
-function formOf(request: FastifyRequest): SettingInput {
-  const body = request.body;
+const SettingForm = Type.Object({
+  authenticity_token: Type.Optional(Type.String({ maxLength: 256 })),
+  level: Type.Optional(Type.String({ maxLength: 64 })),
+  notification_email: Type.Optional(Type.String({ maxLength: 255 })),
+});
+// Any kind and id reach the handler, which answers 404 for what it does not know (as before the page layer).
+const SourceParams = Type.Object({ kind: Type.String({ maxLength: 32 }), id: Type.String({ maxLength: 32 }) });
+
+function formOf(body: unknown): SettingInput {
   if (!body || typeof body !== 'object') return {};
   const { level, notification_email } = body as Record<string, unknown>;
   return { ...(level !== undefined ? { level } : {}), ...(notification_email !== undefined ? { notification_email } : {}) };
 }
 
-function describe(error: AppError): string {
-  if (error instanceof ValidationError) {
-    return Object.entries(error.messages)
-      .map(([field, messages]) => `${field.replace(/_/g, ' ')} ${Array.isArray(messages) ? messages.join(', ') : 'is invalid'}`)
-      .join('; ')
-      .replace(/^./, (c) => c.toUpperCase());
-  }
-  return error.message;
+/** A service refusal as the page shows it: beside the global form's field, or above the forms. */
+function errorsOf(error: AppError): FieldErrors {
+  if (error instanceof ValidationError) return fieldErrorsOf(error);
+  return { _: error.message.replace(/^\d{3} /, '').replace(/^./, (c) => c.toUpperCase()) };
 }
 
-/** The notification settings page (`/-/profile/notifications`) and its three forms. */
-export function notificationsPageRoutes(app: FastifyInstance, { service, identity, projects }: PageDeps): void {
-  const { pageAuth, users } = identity;
+/**
+ * The notification settings page (`/-/profile/notifications`) and its forms, on the page
+ * layer: the global level and email, and a level per group and project the user belongs to.
+ */
+export function notificationsPages(web: ApiApp, { service, identity, projects }: PageDeps): void {
+  const { users } = identity;
 
   async function entries(actor: Actor, userId: number): Promise<{ groups: SourceEntry[]; projects: SourceEntry[] }> {
     const saved = await service.listSaved(userId);
@@ -79,61 +86,64 @@ export function notificationsPageRoutes(app: FastifyInstance, { service, identit
     return { groups: groups.sort((a, b) => a.name.localeCompare(b.name)), projects: list.sort((a, b) => a.name.localeCompare(b.name)) };
   }
 
-  async function render(request: FastifyRequest, reply: FastifyReply, actor: Actor, status = 200, error?: string) {
+  async function render(request: FastifyRequest, errors: FieldErrors, input?: SettingInput) {
+    const actor = request.page.actor!;
     const user = await users.get(actor.user.id);
     const global = await service.getGlobal(user);
-    const query = request.query as Record<string, unknown> | undefined;
-    return sendPage(
-      reply,
-      notificationsPage({
-        username: user.username,
-        csrf: pageAuth.pageCsrf(request, reply),
-        level: global.level,
-        email: global.notification_email,
-        primaryEmail: user.email,
-        verifiedEmails: await service.verifiedEmails(user),
-        ...(await entries(actor, user.id)),
-        notice: status === 200 && query?.saved === '1' ? 'Notification settings saved.' : undefined,
-        error,
-      }),
-      status,
-    );
+    const typedLevel = input?.level;
+    const typedEmail = input?.notification_email;
+    return notificationsPage({
+      page: request.page,
+      level: typeof typedLevel === 'string' && isLevel(typedLevel) ? typedLevel : global.level,
+      email: typeof typedEmail === 'string' ? typedEmail : global.notification_email,
+      primaryEmail: user.email,
+      verifiedEmails: await service.verifiedEmails(user),
+      ...(await entries(actor, user.id)),
+      errors,
+    });
   }
+  const form = (request: FastifyRequest, input: Record<string, unknown>, errors: FieldErrors) =>
+    // A row form's own field has no place beside the global form: its message goes above.
+    render(request, request.url.startsWith(`${NOTIFICATIONS_PAGE}/`) ? { _: Object.values(errors).join('; ') } : errors, formOf(input));
 
-  /** Runs a form's change: CSRF first, then the service; its errors re-render the page. */
-  async function submit(request: FastifyRequest, reply: FastifyReply, change: (actor: Actor) => Promise<unknown>) {
-    const actor = await pageAuth.requireSignedIn(request, reply);
-    if (!actor) return reply;
-    if (!pageAuth.verifyPageCsrf(request)) return render(request, reply, actor, 422, 'Your session has expired. Please try again.');
-    try {
-      await change(actor);
-    } catch (error) {
-      if (error instanceof AppError && error.status < 500) return render(request, reply, actor, error.status, describe(error));
-      throw error;
-    }
-    return reply.redirect(`${NOTIFICATIONS_PAGE}?saved=1`, 303);
-  }
+  /** Runs a form's change; a refusal draws the page again with its message, at the refusal's status. */
+  const submit =
+    (change: (request: FastifyRequest, actor: Actor) => Promise<unknown>) =>
+    async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
+      try {
+        await change(request, request.page.actor!);
+      } catch (error) {
+        if (error instanceof AppError && error.status < 500 && error.status !== 404)
+          return sendPage(reply, await render(request, errorsOf(error), formOf(request.body)), error.status);
+        throw error;
+      }
+      return reply.redirectWithFlash(NOTIFICATIONS_PAGE, { kind: 'notice', text: 'Notification settings saved.' });
+    };
+  const page = { signIn: 'required', form } as const;
 
-  app.get(NOTIFICATIONS_PAGE, page, async (request, reply) => {
-    const actor = await pageAuth.requireSignedIn(request, reply);
-    if (!actor) return reply;
-    return render(request, reply, actor);
-  });
-
-  app.post(NOTIFICATIONS_PAGE, page, (request, reply) =>
-    submit(request, reply, async (actor) => service.updateGlobal(await users.get(actor.user.id), formOf(request))),
+  web.get(NOTIFICATIONS_PAGE, { config: { page: { signIn: 'required' } } }, async (request, reply) =>
+    sendPage(reply, await render(request, {})),
   );
 
-  app.post<{ Params: { kind: string; id: string } }>(`${NOTIFICATIONS_PAGE}/:kind/:id`, page, (request, reply) =>
-    submit(request, reply, async (actor) => {
-      const id = /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : -1;
-      if (request.params.kind === 'groups') {
+  web.post(
+    NOTIFICATIONS_PAGE,
+    { schema: { body: SettingForm }, config: { page } },
+    submit(async (request, actor) => service.updateGlobal(await users.get(actor.user.id), formOf(request.body))),
+  );
+
+  web.post(
+    `${NOTIFICATIONS_PAGE}/:kind/:id`,
+    { schema: { params: SourceParams, body: SettingForm }, config: { page } },
+    submit(async (request, actor) => {
+      const params = request.params as { kind: string; id: string };
+      const id = /^\d{1,15}$/.test(params.id) ? Number(params.id) : -1;
+      if (params.kind === 'groups') {
         const { group } = await projects.access.checkGroup(actor, await projects.groups.findById(id));
-        return service.updateSource(actor.user.id, 'namespace', group.id, formOf(request));
+        return service.updateSource(actor.user.id, 'namespace', group.id, formOf(request.body));
       }
-      if (request.params.kind === 'projects') {
+      if (params.kind === 'projects') {
         const { project } = await projects.access.checkProject(actor, await projects.projects.findById(id));
-        return service.updateSource(actor.user.id, 'project', project.id, formOf(request));
+        return service.updateSource(actor.user.id, 'project', project.id, formOf(request.body));
       }
       throw new NotFoundError();
     }),

@@ -1,4 +1,5 @@
-import { Flash, Layout } from '../../web/layout.js';
+import { Csrf, FormError, Layout, type FieldErrors, type PageState } from '../../web/index.js';
+import { SettingsNav, settingsCrumbs } from '../identity/index.js';
 import { LEVELS, type Level } from './notifications.levels.js';
 
 const LEVEL_LABELS: Record<Level, string> = {
@@ -18,21 +19,20 @@ export interface SourceEntry {
 }
 
 export interface NotificationsPageProps {
-  username: string;
-  csrf: string;
+  page: PageState;
   level: Level;
   email: string;
   primaryEmail: string;
   verifiedEmails: string[];
   groups: SourceEntry[];
   projects: SourceEntry[];
-  notice?: string | undefined;
-  error?: string | undefined;
+  /** A refusal: `level` or `notification_email` beside the global form's field, `_` above the forms. */
+  errors: FieldErrors;
 }
 
-function LevelSelect({ id, value, withGlobal }: { id: string; value: Level; withGlobal: boolean }) {
+function LevelSelect({ id, value, withGlobal, error }: { id: string; value: Level; withGlobal: boolean; error?: string | undefined }) {
   return (
-    <select id={id} name="level">
+    <select id={id} name="level" aria-invalid={error ? 'true' : undefined} aria-describedby={error ? `${id}-error` : undefined}>
       {LEVELS.filter((l) => withGlobal || l !== 'global').map((l) => (
         <option value={l} selected={l === value}>
           {LEVEL_LABELS[l]}
@@ -56,7 +56,7 @@ function SourceTable({ title, rows, csrf }: { title: string; rows: SourceEntry[]
                 <td>{row.name}</td>
                 <td class="actions">
                   <form method="post" action={`/-/profile/notifications/${row.kind}/${row.id}`}>
-                    <input type="hidden" name="authenticity_token" value={csrf} />
+                    <Csrf token={csrf} />
                     <label class="muted" for={`level-${row.kind}-${row.id}`}>
                       Level{' '}
                     </label>
@@ -75,27 +75,39 @@ function SourceTable({ title, rows, csrf }: { title: string; rows: SourceEntry[]
 
 /** `GET /-/profile/notifications`: the signed-in user's global, group and project settings. */
 export function NotificationsPage(props: NotificationsPageProps) {
-  const { csrf } = props;
+  const { page, errors } = props;
+  const { csrf } = page;
   const emails = [...new Set([props.primaryEmail, ...props.verifiedEmails])];
   return (
-    <Layout title="Notifications" username={props.username} csrf={csrf}>
+    <Layout title="Notifications" page={page} crumbs={settingsCrumbs('notifications')}>
+      <SettingsNav current="notifications" />
       <h1>Notifications</h1>
-      {props.error ? <Flash kind="error">{props.error}</Flash> : null}
-      {props.notice ? <Flash kind="notice">{props.notice}</Flash> : null}
+      <FormError errors={errors} />
       <section>
         <h2>Global notification settings</h2>
-        <form method="post" action="/-/profile/notifications" class="stacked" id="global-notifications">
-          <input type="hidden" name="authenticity_token" value={csrf} />
-          <label for="global-level">Global notification level</label>
-          <LevelSelect id="global-level" value={props.level} withGlobal={false} />
-          <label for="notification-email">Notification email</label>
-          <select id="notification-email" name="notification_email">
-            {emails.map((e) => (
-              <option value={e === props.primaryEmail ? '' : e} selected={e === props.email}>
-                {e === props.primaryEmail ? `${e} (primary)` : e}
-              </option>
-            ))}
-          </select>
+        <form method="post" action="/-/profile/notifications" id="global-notifications">
+          <Csrf token={csrf} />
+          <div class={errors.level ? 'field has-error' : 'field'}>
+            <label for="global-level">Global notification level</label>
+            <LevelSelect id="global-level" value={props.level} withGlobal={false} error={errors.level} />
+            <FieldMessage id="global-level" error={errors.level} />
+          </div>
+          <div class={errors.notification_email ? 'field has-error' : 'field'}>
+            <label for="notification-email">Notification email</label>
+            <select
+              id="notification-email"
+              name="notification_email"
+              aria-invalid={errors.notification_email ? 'true' : undefined}
+              aria-describedby={errors.notification_email ? 'notification-email-error' : undefined}
+            >
+              {emails.map((e) => (
+                <option value={e === props.primaryEmail ? '' : e} selected={e === props.email}>
+                  {e === props.primaryEmail ? `${e} (primary)` : e}
+                </option>
+              ))}
+            </select>
+            <FieldMessage id="notification-email" error={errors.notification_email} />
+          </div>
           <p>
             <button type="submit">Save</button>
           </p>
@@ -105,6 +117,14 @@ export function NotificationsPage(props: NotificationsPageProps) {
       <SourceTable title="Projects" rows={props.projects} csrf={csrf} />
     </Layout>
   );
+}
+
+function FieldMessage({ id, error }: { id: string; error?: string | undefined }) {
+  return error ? (
+    <span class="field-error" id={`${id}-error`}>
+      {error}
+    </span>
+  ) : null;
 }
 
 export const notificationsPage = (props: NotificationsPageProps) => <NotificationsPage {...props} />;
