@@ -195,7 +195,8 @@ describe('alert incidents, emails and views', () => {
     assert.equal(issue.issue_type, 'incident');
     assert.match(issue.description, /\*\*Start time:\*\* 12 September 2019, 6:00AM \(UTC\)/);
     assert.match(issue.description, /\*\*Hosts:\*\* w1 w2/);
-    assert.match(issue.description, new RegExp(`/-/projects/${projectId}/alerts/${alert.iid}`));
+    const fullPath = (await t.api('GET', `/projects/${projectId}`)).json().path_with_namespace;
+    assert.ok(issue.description.includes(`**Alert:** http://basalt.test/${fullPath}/-/alert_management/${alert.iid}/details`));
     assert.ok(events.some((e) => e.type === 'issue_opened'));
     await send({ title: 'Checkout failing', description: 'errors', service: 'shop', end_time: '2019-09-12T07:00:00Z' });
     assert.equal((await t.api('GET', `/projects/${projectId}/issues/${shown.issue_iid}`)).json().state, 'closed');
@@ -215,7 +216,7 @@ describe('alert incidents, emails and views', () => {
     const mine = rows.filter((r) => r.subject.includes('Mail me'));
     assert.equal(mine.length, 1);
     assert.equal(mine[0]?.recipient, owner.user.email);
-    assert.match(mine[0]?.body ?? '', new RegExp(`/alerts/${alert.iid}`));
+    assert.match(mine[0]?.body ?? '', new RegExp(`/-/alert_management/${alert.iid}/details$`));
   });
 
   it('lists alerts with status, severity and search filters, sort and pagination headers', async () => {

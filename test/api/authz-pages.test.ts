@@ -30,8 +30,10 @@ interface Row {
   /** The API row (authz-matrix.test.ts `EXPECTED`) it mirrors; null where there is none. */
   api: string | null;
   /** What success answers. */
-  ok: 200 | 201 | 303;
+  ok: 200 | 201 | 301 | 303;
   url: (w: World, caller: Caller) => string;
+  /** Where a 301 leads. */
+  location?: (w: World) => string;
   form?: (w: World, caller: Caller) => Record<string, string>;
 }
 
@@ -52,96 +54,225 @@ const MEMBER: Record<Caller, number> = {
 interface World {
   visibility: 'private' | 'public';
   projectId: number;
+  fullPath: string;
   groupId: number;
+  groupPath: string;
   alertIid: number;
   integrationId: number;
   integrationUrl: string;
   /** One error per caller, so each may create its issue once (a second is 409). */
   errors: Record<Caller, number>;
+  /** An issue opened by root (so no caller is its author) and a public snippet of the project. */
+  issueIid: number;
+  snippetId: number;
 }
 
 const P = (w: World) => `/-/projects/${w.projectId}`;
+/** A project page's address as the established product names it (`/<full_path>/-/...`). */
+const N = (w: World) => `/${w.fullPath}/-`;
 /** Each allowed caller makes a real change: the statuses alternate. */
 const flip = (caller: Caller, a: string, b: string) => (CALLERS.indexOf(caller) % 2 === 0 ? a : b);
+/** A former address: 301 to its page for whoever may read the project, as the project's own page. */
+const moved = (route: string, url: Row['url'], to: (w: World) => string): Row => ({
+  route,
+  min: 'guest',
+  publicUse: 'anyone',
+  api: 'GET /projects/{id}',
+  ok: 301,
+  url,
+  location: to,
+});
 
 const TABLE: Row[] = [
   {
-    route: 'GET /-/projects/:id/activity',
+    route: 'GET /-/p/:project/activity',
     min: 'guest',
     publicUse: 'anyone',
     api: 'GET /projects/{id}/events',
     ok: 200,
-    url: (w) => `${P(w)}/activity`,
+    url: (w) => `${N(w)}/activity`,
   },
+  moved(
+    'GET /-/projects/:project/activity',
+    (w) => `${P(w)}/activity`,
+    (w) => `${N(w)}/activity`,
+  ),
   {
-    route: 'GET /-/projects/:id/alerts',
+    route: 'GET /-/p/:project/alert_management',
     min: 'developer',
     api: 'GET /projects/{id}/alert_management/alerts',
     ok: 200,
-    url: (w) => `${P(w)}/alerts`,
+    url: (w) => `${N(w)}/alert_management`,
   },
   {
-    route: 'GET /-/projects/:id/alerts/:iid',
+    route: 'GET /-/p/:project/alert_management/:iid/details',
     min: 'developer',
     api: 'GET /projects/{id}/alert_management/alerts/{alert_iid}',
     ok: 200,
-    url: (w) => `${P(w)}/alerts/${w.alertIid}`,
+    url: (w) => `${N(w)}/alert_management/${w.alertIid}/details`,
   },
   {
-    route: 'POST /-/projects/:id/alerts/:iid/status',
+    route: 'POST /-/p/:project/alert_management/:iid/details/status',
     min: 'developer',
     api: 'PUT /projects/{id}/alert_management/alerts/{alert_iid}',
-    ok: 200,
-    url: (w) => `${P(w)}/alerts/${w.alertIid}/status`,
+    ok: 303,
+    url: (w) => `${N(w)}/alert_management/${w.alertIid}/details/status`,
     form: (_, caller) => ({ status: flip(caller, 'acknowledged', 'triggered') }),
   },
-  // The page opens to Developers (who may send test alerts, as the API's test route allows) but
-  // lists integrations, as the API's GET integrations does, only to Maintainers: checked below.
-  { route: 'GET /-/projects/:id/settings/alerts', min: 'developer', api: null, ok: 200, url: (w) => `${P(w)}/settings/alerts` },
+  // Settings > Monitor is a Maintainer's page, as the established product's settings and the
+  // API's integration and error tracking settings endpoints: it lists the integrations (their URLs).
   {
-    route: 'POST /-/projects/:id/settings/alerts/integrations',
+    route: 'GET /-/p/:project/settings/operations',
+    min: 'maintainer',
+    api: 'GET /projects/{id}/alert_management/integrations',
+    ok: 200,
+    url: (w) => `${N(w)}/settings/operations`,
+  },
+  {
+    route: 'POST /-/p/:project/settings/operations/alerts/integrations',
     min: 'maintainer',
     api: 'POST /projects/{id}/alert_management/integrations',
     ok: 201,
-    url: (w) => `${P(w)}/settings/alerts/integrations`,
+    url: (w) => `${N(w)}/settings/operations/alerts/integrations`,
     form: (_, caller) => ({ name: `matrix ${caller}`, type: 'http' }),
   },
   {
-    route: 'POST /-/projects/:id/settings/alerts/integrations/:integration_id/test',
-    min: 'developer',
+    route: 'POST /-/p/:project/settings/operations/alerts/integrations/:integration_id/test',
+    min: 'maintainer',
     api: 'POST /projects/{id}/alert_management/integrations/{integration_id}/test',
-    ok: 200,
-    url: (w) => `${P(w)}/settings/alerts/integrations/${w.integrationId}/test`,
+    ok: 303,
+    url: (w) => `${N(w)}/settings/operations/alerts/integrations/${w.integrationId}/test`,
     form: () => ({ payload: '{"title":"matrix test"}' }),
   },
   {
-    route: 'GET /-/projects/:id/errors',
+    route: 'POST /-/p/:project/settings/operations/error_tracking',
+    min: 'maintainer',
+    api: 'PUT /projects/{id}/error_tracking/settings',
+    ok: 303,
+    url: (w) => `${N(w)}/settings/operations/error_tracking`,
+    form: () => ({ active: 'true' }),
+  },
+  {
+    route: 'GET /-/p/:project/error_tracking',
     min: 'reporter',
     api: 'GET /projects/{id}/error_tracking/errors',
     ok: 200,
-    url: (w) => `${P(w)}/errors`,
+    url: (w) => `${N(w)}/error_tracking`,
   },
   {
-    route: 'GET /-/projects/:id/errors/:error_id',
+    route: 'GET /-/p/:project/error_tracking/:error_id/details',
     min: 'reporter',
     api: 'GET /projects/{id}/error_tracking/errors/{error_id}',
     ok: 200,
-    url: (w) => `${P(w)}/errors/${w.errors.owner}`,
+    url: (w) => `${N(w)}/error_tracking/${w.errors.owner}/details`,
   },
   {
-    route: 'POST /-/projects/:id/errors/:error_id/status',
+    route: 'POST /-/p/:project/error_tracking/:error_id/details/status',
     min: 'developer',
     api: 'PUT /projects/{id}/error_tracking/errors/{error_id}',
     ok: 303,
-    url: (w, caller) => `${P(w)}/errors/${w.errors[caller]}/status`,
+    url: (w, caller) => `${N(w)}/error_tracking/${w.errors[caller]}/details/status`,
     form: (_, caller) => ({ status: flip(caller, 'resolved', 'ignored') }),
   },
   {
-    route: 'POST /-/projects/:id/errors/:error_id/issue',
+    route: 'POST /-/p/:project/error_tracking/:error_id/details/issue',
     min: 'developer',
     api: 'POST /projects/{id}/error_tracking/errors/{error_id}/issue',
     ok: 303,
-    url: (w, caller) => `${P(w)}/errors/${w.errors[caller]}/issue`,
+    url: (w, caller) => `${N(w)}/error_tracking/${w.errors[caller]}/details/issue`,
+  },
+  moved(
+    'GET /-/projects/:project/alerts',
+    (w) => `${P(w)}/alerts`,
+    (w) => `${N(w)}/alert_management`,
+  ),
+  moved(
+    'GET /-/projects/:project/alerts/:iid',
+    (w) => `${P(w)}/alerts/${w.alertIid}`,
+    (w) => `${N(w)}/alert_management/${w.alertIid}/details`,
+  ),
+  moved(
+    'GET /-/projects/:project/settings/alerts',
+    (w) => `${P(w)}/settings/alerts`,
+    (w) => `${N(w)}/settings/operations`,
+  ),
+  moved(
+    'GET /-/projects/:project/errors',
+    (w) => `${P(w)}/errors`,
+    (w) => `${N(w)}/error_tracking`,
+  ),
+  moved(
+    'GET /-/projects/:project/errors/:error_id',
+    (w) => `${P(w)}/errors/${w.errors.owner}`,
+    (w) => `${N(w)}/error_tracking/${w.errors.owner}/details`,
+  ),
+  // The project's own pages, its issues and snippets: the API's rules (a visitor reads a public
+  // project; anyone signed in opens and comments on its issues; Reporters close and reopen them).
+  { route: 'GET /-/n/:path', min: 'guest', publicUse: 'anyone', api: 'GET /projects/{id}', ok: 200, url: (w) => `/${w.fullPath}` },
+  { route: 'GET /-/g/:group', min: 'guest', publicUse: 'anyone', api: 'GET /groups/{id}', ok: 200, url: (w) => `/groups/${w.groupPath}` },
+  {
+    route: 'GET /-/p/:project/issues',
+    min: 'guest',
+    publicUse: 'anyone',
+    api: 'GET /projects/{id}/issues',
+    ok: 200,
+    url: (w) => `${N(w)}/issues`,
+  },
+  {
+    route: 'GET /-/p/:project/issues/new',
+    min: 'guest',
+    publicUse: 'signed_in',
+    api: 'POST /projects/{id}/issues',
+    ok: 200,
+    url: (w) => `${N(w)}/issues/new`,
+  },
+  {
+    route: 'POST /-/p/:project/issues',
+    min: 'guest',
+    publicUse: 'signed_in',
+    api: 'POST /projects/{id}/issues',
+    ok: 303,
+    url: (w) => `${N(w)}/issues`,
+    form: (_, caller) => ({ title: `matrix issue of ${caller}` }),
+  },
+  {
+    route: 'GET /-/p/:project/issues/:iid',
+    min: 'guest',
+    publicUse: 'anyone',
+    api: 'GET /projects/{id}/issues/{issue_iid}',
+    ok: 200,
+    url: (w) => `${N(w)}/issues/${w.issueIid}`,
+  },
+  {
+    route: 'POST /-/p/:project/issues/:iid/notes',
+    min: 'guest',
+    publicUse: 'signed_in',
+    api: 'POST /projects/{id}/issues/{issue_iid}/notes',
+    ok: 303,
+    url: (w) => `${N(w)}/issues/${w.issueIid}/notes`,
+    form: (_, caller) => ({ body: `seen by ${caller}` }),
+  },
+  {
+    route: 'POST /-/p/:project/issues/:iid/close',
+    min: 'reporter',
+    api: 'PUT /projects/{id}/issues/{issue_iid}',
+    ok: 303,
+    url: (w) => `${N(w)}/issues/${w.issueIid}/close`,
+  },
+  {
+    route: 'POST /-/p/:project/issues/:iid/reopen',
+    min: 'reporter',
+    api: 'PUT /projects/{id}/issues/{issue_iid}',
+    ok: 303,
+    url: (w) => `${N(w)}/issues/${w.issueIid}/reopen`,
+  },
+  {
+    route: 'GET /-/p/:project/snippets/:id',
+    min: 'guest',
+    publicUse: 'anyone',
+    api: 'GET /projects/{id}/snippets/{snippet_id}',
+    ok: 200,
+    url: (w) => `${N(w)}/snippets/${w.snippetId}`,
   },
   // The notification settings page: the user's own; its source forms follow the API's rule.
   { route: 'GET /-/profile/notifications', min: 'signed_in', api: null, ok: 200, url: () => '/-/profile/notifications' },
@@ -243,7 +374,15 @@ describe('authorization matrix of the pages: every project page, every kind of c
     return {
       visibility,
       projectId: project.id,
+      fullPath: project.full_path,
       groupId: group.id,
+      groupPath: group.full_path,
+      issueIid: (await t.api('POST', `/projects/${project.id}/issues`, { body: { title: 'matrix fixture' } })).json().iid,
+      snippetId: (
+        await t.api('POST', `/projects/${project.id}/snippets`, {
+          body: { title: 'matrix fixture', file_name: 'a.txt', content: 'a', visibility: 'public' },
+        })
+      ).json().id,
       alertIid: alert.json()[0].iid,
       integrationId: integration.id,
       integrationUrl: integration.url,
@@ -274,9 +413,13 @@ describe('authorization matrix of the pages: every project page, every kind of c
   });
   after(() => t.close());
 
-  it('the table names every page route under /-/projects and /-/profile/notifications, and nothing else', () => {
+  it('the table names every page route under /-/projects, the own pages of projects and groups, issues, snippets, Monitor, Settings > Monitor, activity and /-/profile/notifications, and nothing else', () => {
     const pages = appRoutes(t.app.printRoutes({ commonPrefix: false }))
-      .filter((r) => /^(GET|POST|PUT|PATCH|DELETE) \/-\/(projects\/|profile\/notifications)/.test(r))
+      .filter((r) =>
+        /^(GET|POST|PUT|PATCH|DELETE) \/-\/(projects\/|profile\/notifications|[ng]\/:|p\/:project\/(alert_management|error_tracking|settings\/operations|activity|issues|snippets\/:id$))/.test(
+          r,
+        ),
+      )
       .sort();
     assert.deepEqual(pages, [...new Set(TABLE.map((row) => row.route))].sort());
   });
@@ -314,7 +457,8 @@ describe('authorization matrix of the pages: every project page, every kind of c
           let good: boolean;
           if (want === 'ok') {
             good = res.statusCode === row.ok && (row.ok !== 303 || !location.startsWith('/users/sign_in'));
-            if (good && row.ok !== 303) good = String(res.headers['content-type']).startsWith('text/html');
+            if (good && row.location) good = location === row.location(w);
+            if (good && row.ok !== 303 && row.ok !== 301) good = String(res.headers['content-type']).startsWith('text/html');
           } else if (want === 'sign_in') {
             good =
               method === 'GET'
@@ -326,7 +470,7 @@ describe('authorization matrix of the pages: every project page, every kind of c
           }
           if (!good) problems.push(`${where} (expected ${want === 'ok' ? row.ok : want})`);
           // The settings page shows integrations (their URLs) only to those the API shows them to.
-          if (row.route === 'GET /-/projects/:id/settings/alerts' && res.statusCode === 200) {
+          if (row.route === 'GET /-/p/:project/settings/operations' && res.statusCode === 200) {
             const maySee = caller === 'admin' || MEMBER[caller] >= LEVEL.maintainer;
             if (res.body.includes(w.integrationUrl) !== maySee) problems.push(`${where}: integration URL shown = ${!maySee}`);
           }

@@ -28,11 +28,12 @@ describe('error tracking lookups: a database failure is not "not found"', () => 
     const list = await t.api('GET', `/projects/${p.projectId}/error_tracking/errors`, { token: owner.token });
     const id = list.json<{ id: number }[]>()[0]?.id;
     assert.ok(id);
-    const href = `/-/projects/${p.projectId}/errors/${id}`;
+    const fullPath = (await t.api('GET', `/projects/${p.projectId}`)).json().path_with_namespace;
+    const href = `/${fullPath}/-/error_tracking/${id}/details`;
     const page = await browser.request('GET', href);
     assert.equal(page.statusCode, 200);
     const token = TestBrowser.csrfOf(page.body);
-    assert.equal((await browser.request('GET', `/-/projects/${p.projectId}/errors/${id + 1000}`)).statusCode, 404);
+    assert.equal((await browser.request('GET', `/${fullPath}/-/error_tracking/${id + 1000}/details`)).statusCode, 404);
 
     const db = t.database.handle.db;
     await sql`alter table error_tracking_errors rename to error_tracking_errors_away`.execute(db);

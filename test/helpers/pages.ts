@@ -6,6 +6,8 @@ import { enableTracking, envelope, envelopePath, hex32, sentryAuth } from './sen
 
 export interface PageFixtures {
   projectId: number;
+  /** The project's full path, as in its pages' addresses (`/<full_path>/-/...`). */
+  fullPath: string;
   integrationId: number;
   alertIid: number;
   errorId: number;
@@ -27,7 +29,8 @@ export async function projectWithAlertAndError(t: TestApp, projectId: number, na
     payload: envelope({ event_id: id }, [{ type: 'event', payload: { event_id: id, message: name, level: 'error' } }]),
   });
   const errorId = (await t.api('GET', `/projects/${projectId}/error_tracking/errors`)).json()[0].id;
-  return { projectId, integrationId: integration.id, alertIid, errorId };
+  const fullPath = (await t.api('GET', `/projects/${projectId}`)).json().path_with_namespace as string;
+  return { projectId, fullPath, integrationId: integration.id, alertIid, errorId };
 }
 
 /**
@@ -39,7 +42,7 @@ export async function everyPage(
   t: TestApp,
   fixtures: PageFixtures,
 ): Promise<{ root: TestBrowser; anonymous: TestBrowser; pages: [TestBrowser, string][] }> {
-  const { projectId, alertIid, errorId } = fixtures;
+  const { fullPath, alertIid, errorId } = fixtures;
   const root = new TestBrowser(t.app);
   await root.signIn('root', 'root-password-123');
   const client = await registerApp(t);
@@ -52,14 +55,14 @@ export async function everyPage(
     [root, '/oauth/authorize?client_id=unknown'],
     [root, '/oauth/device'],
     [root, '/user_settings/applications'],
-    [root, `/-/projects/${projectId}/alerts`],
-    [root, `/-/projects/${projectId}/alerts/${alertIid}`],
-    [root, `/-/projects/${projectId}/settings/alerts`],
-    [root, `/-/projects/${projectId}/errors`],
-    [root, `/-/projects/${projectId}/errors/${errorId}`],
-    [root, `/-/projects/${projectId}/activity`],
-    [root, '/-/projects/999999/errors'],
-    [root, '/-/projects/999999/alerts'],
+    [root, `/${fullPath}/-/alert_management`],
+    [root, `/${fullPath}/-/alert_management/${alertIid}/details`],
+    [root, `/${fullPath}/-/settings/operations`],
+    [root, `/${fullPath}/-/error_tracking`],
+    [root, `/${fullPath}/-/error_tracking/${errorId}/details`],
+    [root, `/${fullPath}/-/activity`],
+    [root, '/no-such-group/no-such-project/-/error_tracking'],
+    [root, '/no-such-group/no-such-project/-/alert_management'],
   ];
   return { root, anonymous, pages };
 }
