@@ -88,7 +88,8 @@ describe('OAuth pages in Chromium', { skip }, () => {
 
   it('deny sends the browser back with error=access_denied', async () => {
     const page = await newPage();
-    await page.goto(authorizeUrl());
+    // Dana authorized this application above, so only prompt=consent shows the page again.
+    await page.goto(authorizeUrl({ prompt: 'consent' }));
     await signIn(page);
     await Promise.all([page.waitForURL((url) => url.toString().startsWith(`${callbackBase}/cb`)), page.click('#deny')]);
     const callback = new URL(page.url());
@@ -103,7 +104,11 @@ describe('OAuth pages in Chromium', { skip }, () => {
     await page.goto(authorizeUrl());
     await signIn(page);
     await page.route('https://framer.example/', (route) =>
-      route.fulfill({ status: 200, contentType: 'text/html', body: `<iframe id="f" src="${authorizeUrl()}"></iframe>` }),
+      route.fulfill({
+        status: 200,
+        contentType: 'text/html',
+        body: `<iframe id="f" src="${authorizeUrl({ prompt: 'consent' })}"></iframe>`,
+      }),
     );
     await page.goto('https://framer.example/');
     await page.waitForTimeout(500);

@@ -241,7 +241,7 @@ export function EditApplicationPage({ page, application, scopes, input, errors }
     >
       <SettingsNav current="applications" />
       <h1>Edit application</h1>
-      <p>
+      <p class="break-anywhere">
         Application ID: <code>{application.uid}</code>
       </p>
       <form method="post" action={`${APPLICATIONS_PAGE}/${application.id}`} id="edit-application">
