@@ -206,7 +206,8 @@ describe('error tracking views: pages', () => {
     assert.match(list.body, /ZeroDivisionError: division by zero/);
     assert.match(list.body, /aria-current="page"[^>]*>Error tracking</);
     const href = /href="(\/[^"]+\/-\/error_tracking\/\d+\/details)"/.exec(list.body)?.[1];
-    assert.ok(href?.startsWith(`/${fullPath}/-/`), href);
+    assert.ok(href);
+    assert.ok(href.startsWith(`/${fullPath}/-/`), href);
     const page = await browser.request('GET', href);
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /id="occurrences">1</);

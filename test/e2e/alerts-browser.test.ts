@@ -1,29 +1,46 @@
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { chromiumSkip, freePort, launchChromium } from '../helpers/chromium.js';
 import { after, before, describe, it } from 'node:test';
-import { type Browser } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { settle } from '../helpers/alerts.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
 
 const skip = chromiumSkip;
+/** Where the screenshots go for a person to review (CI keeps the folder as an artifact). */
+const SHOTS = path.resolve('test-output/screenshots/alerts');
+const WIDTHS = [1280, 390] as const;
 
-/** A maintainer in Chromium: signs in, creates an integration, copies URL and key, sends a test alert. */
-describe('alert integration settings page in Chromium', { skip }, () => {
+/** Screenshots of the page at both widths; none may be wider than the screen. */
+async function shoot(page: Page, name: string, wide: string[]): Promise<void> {
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: path.join(SHOTS, `${width}-${name}.png`), fullPage: true });
+    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (scrollWidth > width) wide.push(`${name} at ${width}px is ${scrollWidth}px wide`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** A maintainer in Chromium: signs in, creates an integration on Settings > Monitor, copies URL and key, sends a test alert. */
+describe('Settings > Monitor and Monitor > Alerts in Chromium', { skip }, () => {
   let t: TestApp;
   let base: string;
   let browser: Browser;
   let owner: TestUser;
-  let projectId: number;
+  let fullPath: string;
 
   before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     t = await createTestApp({ manualClock: false, env: { EXTERNAL_URL: base } });
     await settle(t);
     await t.app.listen({ host: '127.0.0.1', port });
     owner = await createUser(t.app);
-    projectId = (await createProject(t.app, owner)).id;
+    fullPath = (await createProject(t.app, owner)).full_path;
     browser = await launchChromium();
   });
 
@@ -35,19 +52,26 @@ describe('alert integration settings page in Chromium', { skip }, () => {
   it('creates an integration, shows its URL and key once, and sends a test alert that appears in the list', async () => {
     const page = await (await browser.newContext()).newPage();
     page.setDefaultTimeout(15_000);
-    await page.goto(`${base}/-/projects/${projectId}/settings/alerts`);
+    const wide: string[] = [];
+    await page.goto(`${base}/${fullPath}/-/alert_management`);
     assert.match(page.url(), /\/users\/sign_in\?redirect_to=/);
     await page.fill('#user_login', owner.user.username);
     await page.fill('#user_password', 'password-123');
     await Promise.all([page.waitForNavigation(), page.click('#new_user button[type=submit]')]);
-    assert.equal(new URL(page.url()).pathname, `/-/projects/${projectId}/settings/alerts`);
+    assert.equal(new URL(page.url()).pathname, `/${fullPath}/-/alert_management`);
 
-    await page.fill('input[name=name]', 'Browser endpoint');
-    await Promise.all([page.waitForNavigation(), page.click('text=Create integration')]);
+    // The empty list leads to the settings page.
+    await shoot(page, 'alerts-empty', wide);
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Add an integration' }).click()]);
+    assert.equal(new URL(page.url()).pathname, `/${fullPath}/-/settings/operations`);
+
+    await page.getByLabel('Name').fill('Browser endpoint');
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Create integration' }).click()]);
     const url = (await page.textContent('#integration-url')) ?? '';
     const key = (await page.textContent('#integration-key')) ?? '';
     assert.match(url, new RegExp(`^${base}/.+/alerts/notify/browser-endpoint/[0-9a-f]{16}\\.json$`));
     assert.match(key, /^bsa_/);
+    await shoot(page, 'settings-created', wide);
 
     // The URL and key work for a monitoring tool.
     const posted = await fetch(url, {
@@ -57,15 +81,33 @@ describe('alert integration settings page in Chromium', { skip }, () => {
     });
     assert.equal(posted.status, 200);
 
-    await page.fill('textarea[name=payload]', '{"title":"Browser test alert","severity":"medium"}');
-    await Promise.all([page.waitForNavigation(), page.click('text=Send test alert')]);
+    // Invalid JSON: the message beside the box, what was typed kept.
+    const payload = page.getByLabel('Test payload for Browser endpoint');
+    await payload.fill('{"title": "Browser test alert",');
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Send test alert' }).click()]);
+    assert.match((await page.textContent('.field-error')) ?? '', /not valid JSON/);
+    assert.equal(await page.getByLabel('Test payload for Browser endpoint').inputValue(), '{"title": "Browser test alert",');
+    await shoot(page, 'settings-invalid-json', wide);
+
+    await page.getByLabel('Test payload for Browser endpoint').fill('{"title":"Browser test alert","severity":"medium"}');
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Send test alert' }).click()]);
     assert.match((await page.textContent('.flash')) ?? '', /Test alert sent/);
     assert.equal(await page.locator('#integration-key').count(), 0, 'the key is not shown again');
+    await shoot(page, 'settings', wide);
 
-    await Promise.all([page.waitForNavigation(), page.click('text=Browser test alert')]);
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Alerts', exact: true }).first().click()]);
+    assert.equal(new URL(page.url()).pathname, `/${fullPath}/-/alert_management`);
+    assert.equal(await page.locator('tbody tr').count(), 2);
+    await shoot(page, 'alerts', wide);
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Browser test alert' }).click()]);
+    assert.equal(new URL(page.url()).pathname, `/${fullPath}/-/alert_management/2/details`);
     assert.equal(await page.textContent('h1'), 'Alert #2: Browser test alert');
     assert.equal(await page.textContent('td[data-field=Severity]'), 'medium');
-    await page.goto(`${base}/-/projects/${projectId}/alerts`);
-    assert.equal(await page.locator('tbody tr').count(), 2);
+    await page.getByLabel('Status').selectOption('acknowledged');
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Change status' }).click()]);
+    assert.equal(await page.textContent('td[data-field=Status]'), 'acknowledged');
+    assert.match((await page.textContent('.flash')) ?? '', /Status changed to acknowledged/);
+    await shoot(page, 'alert', wide);
+    assert.deepEqual(wide, []);
   });
 });

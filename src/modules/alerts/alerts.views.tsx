@@ -197,8 +197,9 @@ export function MonitorSettings(props: {
           <a href={PAGES.list(project.full_path)}>Monitor &gt; Alerts</a>.
         </p>
         {created ? (
-          <div class="flash flash-notice" role="status" id="created-integration">
-            <p>Integration {created.name} created. Copy the key now: it is not shown again.</p>
+          <div class="revealed" role="status" id="created-integration">
+            <h2>Integration {created.name} created</h2>
+            <p>Copy the key now: it is not shown again.</p>
             <p>
               URL: <code id="integration-url">{created.url}</code>
             </p>
@@ -207,52 +208,34 @@ export function MonitorSettings(props: {
             </p>
           </div>
         ) : null}
-        {props.integrations.length === 0 ? (
-          <p class="muted">No integration yet: add one below.</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Type</th>
-                <th>Active</th>
-                <th>URL</th>
-                <th>Test alert</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.integrations.map(({ row, url }) => {
-                const mine = test?.integrationId === row.id ? test : null;
-                return (
-                  <tr>
-                    <td>{row.name}</td>
-                    <td>{row.type}</td>
-                    <td>{row.active === 1 ? 'yes' : 'no'}</td>
-                    <td>
-                      <code>{url}</code>
-                    </td>
-                    <td>
-                      <form method="post" action={PAGES.testAlert(project.full_path, row.id)} class="stacked">
-                        <Csrf token={csrf} />
-                        <FormError errors={mine?.errors} />
-                        <TextArea
-                          label={`Test payload for ${row.name}`}
-                          name="payload"
-                          rows={4}
-                          value={mine?.payload ?? ''}
-                          error={mine?.errors.payload}
-                          hint="Alert JSON; empty sends a sample."
-                          maxLength={1_000_000}
-                        />
-                        <button type="submit">Send test alert</button>
-                      </form>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        )}
+        {props.integrations.length === 0 ? <p class="muted">No integration yet: add one below.</p> : null}
+        {props.integrations.map(({ row, url }) => {
+          const mine = test?.integrationId === row.id ? test : null;
+          return (
+            <article class="integration" aria-labelledby={`integration-${row.id}`}>
+              <h3 id={`integration-${row.id}`}>{row.name}</h3>
+              <p class="muted">
+                {row.type === 'prometheus' ? 'Prometheus' : 'HTTP endpoint'} · {row.active === 1 ? 'active' : 'inactive'}
+              </p>
+              <p>Webhook URL:</p>
+              <pre>{url}</pre>
+              <form method="post" action={PAGES.testAlert(project.full_path, row.id)} class="stacked">
+                <Csrf token={csrf} />
+                <FormError errors={mine?.errors} />
+                <TextArea
+                  label={`Test payload for ${row.name}`}
+                  name="payload"
+                  rows={4}
+                  value={mine?.payload ?? ''}
+                  error={mine?.errors.payload}
+                  hint="Alert JSON; empty sends a sample."
+                  maxLength={1_000_000}
+                />
+                <button type="submit">Send test alert</button>
+              </form>
+            </article>
+          );
+        })}
         <form method="post" action={PAGES.integrations(project.full_path)} class="stacked">
           <h3>Add an integration</h3>
           <Csrf token={csrf} />
