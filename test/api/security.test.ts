@@ -241,13 +241,20 @@ describe('security review', () => {
     // Something for the per-item forms to act on.
     const client = await registerApp(t);
     const newApp = postForms((await root.request('GET', '/user_settings/applications')).body).find(
-      (f) => f.action === '/user_settings/applications',
+      (f) => f.action === '/-/user_settings/applications',
     );
     assert.ok(newApp);
-    const created = await root.request('POST', '/user_settings/applications', {
+    const created = await root.request('POST', '/-/user_settings/applications', {
       form: { ...newApp.fields, name: 'mine', redirect_uri: 'https://mine.example/cb', scopes: 'api' },
     });
     assert.ok(created.statusCode < 400, `creating an application through its form works with the token (${created.statusCode})`);
+    const mine = await t.database.handle.db
+      .selectFrom('oauth_applications')
+      .select('id')
+      .where('name', '=', 'mine')
+      .executeTakeFirstOrThrow();
+    // An application root authorized, for the Revoke form under Authorized applications.
+    await issueTokens(t, root.cookieHeader(), await registerApp(t, { name: 'Authorized' }));
     await t.api('PUT', `/projects/${projectId}/notification_settings`, { body: { level: 'watch' } });
     await t.api('PUT', `/groups/${groupId}/notification_settings`, { body: { level: 'watch' } });
     const device = await t.app.inject({
@@ -273,6 +280,10 @@ describe('security review', () => {
         open: async () => root.request('POST', '/oauth/device', { form: { authenticity_token: await root.csrf(), user_code: userCode } }),
       },
       get(root, '/user_settings/applications'),
+      get(root, `/-/user_settings/applications/${mine.id}/edit`),
+      get(root, '/-/user_settings/personal_access_tokens'),
+      get(root, '/-/user_settings/password/edit'),
+      get(root, '/-/user_settings/profile'),
       get(root, '/projects/new'),
       get(root, `/${fixtures.fullPath}/-/issues/new`),
       get(root, `/${fixtures.fullPath}/-/issues/${issueIid}`),
@@ -303,6 +314,16 @@ describe('security review', () => {
       '/-/profile/notifications',
       '/-/profile/notifications/groups/:n',
       '/-/profile/notifications/projects/:n',
+      '/-/user_settings/applications',
+      '/-/user_settings/applications/:n',
+      '/-/user_settings/applications/:n/delete',
+      '/-/user_settings/applications/:n/renew',
+      '/-/user_settings/applications/authorized/:n/revoke',
+      '/-/user_settings/password',
+      '/-/user_settings/personal_access_tokens',
+      '/-/user_settings/personal_access_tokens/:n/revoke',
+      '/-/user_settings/personal_access_tokens/:n/rotate',
+      '/-/user_settings/profile',
       '/:project/-/alert_management/:n/details/status',
       '/:project/-/error_tracking/:n/details/issue',
       '/:project/-/error_tracking/:n/details/status',
@@ -316,17 +337,15 @@ describe('security review', () => {
       '/oauth/device',
       '/oauth/device/confirm',
       '/projects',
-      '/user_settings/applications',
-      '/user_settings/applications/:n/delete',
-      '/user_settings/applications/:n/renew',
       '/users/sign_in',
       '/users/sign_out',
     ]);
-    // Those 21 actions come from these 19 forms in the source (the notifications row form serves
+    // Those 28 actions come from these 23 forms in the source (the notifications row form serves
     // groups and projects, the error page's ActionForm serves status and issue, the page layer's
-    // ActionButton serves one-button actions): a new form must be added to the pages above.
+    // ActionButton serves one-button actions, the administrator's user forms are checked in the
+    // admin pages' tests): a new form must be added to the pages above.
     const sourceForms = sourceFiles().reduce((n, file) => n + (readFileSync(file, 'utf8').match(/<form method="post"/g) ?? []).length, 0);
-    assert.equal(sourceForms, 19);
+    assert.equal(sourceForms, 23);
   });
 
   it('pages: HTML answers cannot be framed and are not content-sniffed', async () => {

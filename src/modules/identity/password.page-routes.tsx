@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { constantTimeEqual } from '../../infra/crypto.js';
 import { TooManyRequestsError, ValidationError } from '../../infra/errors/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
 import { Csrf, Field, FormError, Layout, sendPage, type FieldErrors, type PageState } from '../../web/index.js';
@@ -96,7 +97,7 @@ export function passwordPages(web: ApiApp, users: UsersService, signIn: SignInSe
       );
     }
     if (checked === 'invalid') return refuse({ current_password: 'is not correct. Enter the password you sign in with now.' });
-    if (password !== password_confirmation) return refuse({ password_confirmation: "doesn't match the new password" });
+    if (!constantTimeEqual(password, password_confirmation)) return refuse({ password_confirmation: "doesn't match the new password" });
     try {
       await users.update(actor.user.id, { password }, actor.credential.kind === 'session' ? actor.credential.id : undefined);
     } catch (error) {

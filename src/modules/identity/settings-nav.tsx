@@ -13,8 +13,8 @@ export type SettingsPage = keyof typeof SETTINGS_PAGES;
 export function SettingsNav({ current }: { current: SettingsPage }) {
   return (
     <nav class="tabs" aria-label="User settings">
-      {Object.entries(SETTINGS_PAGES).map(([key, page]) => (
-        <a key={key} href={page.href} aria-current={key === current ? 'page' : undefined}>
+      {Object.entries(SETTINGS_PAGES).map(([name, page]) => (
+        <a key={name} href={page.href} aria-current={name === current ? 'page' : undefined}>
           {page.label}
         </a>
       ))}
