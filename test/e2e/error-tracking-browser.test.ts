@@ -1,14 +1,31 @@
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
+import path from 'node:path';
 import { createServer } from 'node:net';
 import { chromiumSkip, launchChromium } from '../helpers/chromium.js';
 import { after, before, describe, it } from 'node:test';
-import { type Browser } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { enableTracking, envelope, envelopePath, exceptionEvent, hex32, sentryAuth, storePath } from '../helpers/sentry.js';
 
 const skip = chromiumSkip;
+/** Where the screenshots go for a person to review (CI keeps the folder as an artifact). */
+const SHOTS = path.resolve('test-output/screenshots/error-tracking');
+const WIDTHS = [1280, 390] as const;
+
+/** Screenshots of the page at both widths; none may be wider than the screen. */
+async function shoot(page: Page, name: string, wide: string[]): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: path.join(SHOTS, `${width}-${name}.png`), fullPage: true });
+    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (scrollWidth > width) wide.push(`${name} at ${width}px is ${scrollWidth}px wide`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -22,15 +39,16 @@ function freePort(): Promise<number> {
 }
 
 /** Basalt listening on its own port (its EXTERNAL_URL), with a project whose error tracking is on. */
-async function trackedServer(): Promise<{ t: TestApp; base: string; owner: TestUser; projectId: number; key: string }> {
+async function trackedServer(): Promise<{ t: TestApp; base: string; owner: TestUser; projectId: number; fullPath: string; key: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const t = await createTestApp({ manualClock: false, env: { EXTERNAL_URL: base } });
   await t.app.listen({ host: '127.0.0.1', port });
   const owner = await createUser(t.app);
-  const projectId = (await createProject(t.app, owner)).id;
+  const project = await createProject(t.app, owner);
+  const projectId = project.id;
   const { key } = await enableTracking(t, projectId, owner.token);
-  return { t, base, owner, projectId, key };
+  return { t, base, owner, projectId, fullPath: project.full_path, key };
 }
 
 /** A developer triages errors in Chromium: list, filter, open, resolve, create an issue. */
@@ -40,10 +58,11 @@ describe('error list and error page in Chromium', { skip }, () => {
   let browser: Browser;
   let owner: TestUser;
   let projectId: number;
+  let fullPath: string;
 
   before(async () => {
     let key: string;
-    ({ t, base, owner, projectId, key } = await trackedServer());
+    ({ t, base, owner, projectId, fullPath, key } = await trackedServer());
     const tracked = { key };
     const send = async (event: Record<string, unknown>) => {
       const res = await fetch(`${base}${storePath(projectId)}`, {
@@ -67,12 +86,15 @@ describe('error list and error page in Chromium', { skip }, () => {
   it('signs in, filters the list, opens an error, resolves it and creates an issue from it', async () => {
     const page = await (await browser.newContext()).newPage();
     page.setDefaultTimeout(15_000);
-    await page.goto(`${base}/-/projects/${projectId}/errors`);
+    const wide: string[] = [];
+    const list = `${base}/${fullPath}/-/error_tracking`;
+    await page.goto(list);
     // Anonymous: the sign-in page, which brings the browser back afterwards.
     assert.match(page.url(), /\/users\/sign_in\?redirect_to=/);
     await page.fill('#user_login', owner.user.username);
     await page.fill('#user_password', 'password-123');
-    await Promise.all([page.waitForURL(`${base}/-/projects/${projectId}/errors`), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForURL(list), page.click('#new_user button[type=submit]')]);
+    await shoot(page, 'errors', wide);
 
     assert.equal(await page.locator('#errors tbody tr').count(), 2);
     assert.equal((await page.textContent('#error-total'))?.trim(), '2 errors');
@@ -90,7 +112,8 @@ describe('error list and error page in Chromium', { skip }, () => {
     assert.equal((await first.locator('td.events').textContent())?.trim(), '2');
     assert.equal((await first.locator('td.users').textContent())?.trim(), '2');
 
-    await Promise.all([page.waitForURL(/\/errors\/\d+$/), first.locator('a').click()]);
+    await Promise.all([page.waitForURL(/\/-\/error_tracking\/\d+\/details$/), first.locator('a').click()]);
+    await shoot(page, 'error', wide);
     assert.equal((await page.textContent('#occurrences'))?.trim(), '2');
     assert.equal((await page.textContent('#users-affected'))?.trim(), '2');
     assert.equal(await page.locator('#chart-24h rect').count(), 1, 'both events fall in the current hour');
@@ -101,12 +124,13 @@ describe('error list and error page in Chromium', { skip }, () => {
     const highlighted = await inApp.evaluate((el) => getComputedStyle(el).borderLeftWidth);
     assert.equal(highlighted, '4px', 'in-app frames are highlighted');
 
-    await Promise.all([page.waitForURL(/notice=resolved/), page.click('button:has-text("Resolve")')]);
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Resolve' }).click()]);
     assert.equal((await page.textContent('#error-status'))?.trim(), 'resolved');
     assert.match((await page.textContent('.flash-notice')) ?? '', /resolved/);
 
-    await Promise.all([page.waitForURL(/notice=issue/), page.click('button:has-text("Create issue")')]);
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Create issue' }).click()]);
     assert.match((await page.textContent('#linked-issue')) ?? '', /#1/);
+    assert.match((await page.textContent('.flash-notice')) ?? '', /Issue #1 was created from this error/);
     assert.equal(await page.locator('button:has-text("Create issue")').count(), 0);
 
     const issue = await t.api('GET', `/projects/${projectId}/issues/1`, { token: owner.token });
@@ -114,9 +138,11 @@ describe('error list and error page in Chromium', { skip }, () => {
     assert.match(issue.json().description, /at compute \(app\/views\.py:42\) \[in app\]/);
     assert.ok(issue.json().description.includes(page.url().replace(/\?.*$/, '')), 'the issue links back to the error page');
 
-    // The resolved error left the default (unresolved) list.
+    // The resolved error left the default (unresolved) list; the former address leads there.
     await page.goto(`${base}/-/projects/${projectId}/errors`);
+    assert.equal(page.url(), list);
     assert.equal(await page.locator('#errors tbody tr').count(), 1);
+    assert.deepEqual(wide, []);
   });
 });
 
