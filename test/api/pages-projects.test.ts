@@ -54,6 +54,18 @@ describe('project, user and group pages', () => {
     assert.match(own.body, new RegExp(`href="/${secret.full_path}/-/settings/operations"`));
   });
 
+  it('the breadcrumb links a group only for those who may see it', async () => {
+    const group = await createGroup(t.app, alice, { visibility: 'private' });
+    const project = await createProject(t.app, alice, { namespaceId: group.id, visibility: 'private' });
+    await addMember(t.app, 'project', project.id, bob, 20);
+    const member = await (await browserFor(t, bob)).request('GET', `/${project.full_path}/-/issues`);
+    assert.equal(member.statusCode, 200);
+    assert.match(member.body, new RegExp(`<li><span>${group.name}</span></li>`));
+    assert.doesNotMatch(member.body, new RegExp(`href="/groups/${group.full_path}"`));
+    const owner = await (await browserFor(t, alice)).request('GET', `/${project.full_path}/-/activity`);
+    assert.match(owner.body, new RegExp(`href="/groups/${group.full_path}"`));
+  });
+
   it('a renamed project answers 301 from its old address to its new one, pages below it too', async () => {
     const project = await createProject(t.app, alice, { visibility: 'public' });
     await t.api('PUT', `/projects/${project.id}`, { token: alice.token, body: { path: `${project.path}-renamed` } });

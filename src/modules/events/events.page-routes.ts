@@ -4,7 +4,7 @@ import type { ApiApp } from '../../infra/http/index.js';
 import { deepestPage } from '../../infra/http/index.js';
 import { sendPage } from '../../web/index.js';
 import type { IdentityModule } from '../identity/index.js';
-import type { ProjectRow, ProjectsModule } from '../projects/index.js';
+import { namespaceCrumbs, type ProjectRow, type ProjectsModule } from '../projects/index.js';
 import { ACTIONS } from './events.actions.js';
 import { projectActivityPage, type ActivityItem } from './events.pages.js';
 import { mapEvent, userIdsOf } from './events.presenter.js';
@@ -129,9 +129,7 @@ export function activityPages(
           title: `Activity · ${project.name}`,
           page: request.page,
           crumbs: [
-            ...(namespace
-              ? [{ label: namespace.name, href: namespace.kind === 'group' ? `/groups/${namespace.full_path}` : `/${namespace.full_path}` }]
-              : []),
+            ...(await namespaceCrumbs(projects, namespace, request.page.actor)),
             { label: project.name, href: `/${project.full_path}` },
             { label: 'Activity' },
           ],

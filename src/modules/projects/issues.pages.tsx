@@ -8,7 +8,8 @@ import { AccessLevel } from './access.js';
 import type { IssueRow } from './issues.repository.js';
 import { IssueList, IssuePage, NewIssueForm, issuePath, issuesPath, type IssueState } from './issues.views.js';
 import type { NamespaceRow } from './namespaces.repository.js';
-import { namespaceCrumbs, type ProjectsPagesDeps } from './projects.pages.js';
+import { namespaceCrumbs } from './page-crumbs.js';
+import type { ProjectsPagesDeps } from './projects.pages.js';
 import type { ProjectRow } from './projects.repository.js';
 import { refusalOf } from './projects.views.js';
 
@@ -58,7 +59,11 @@ export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
       <Layout
         title={`${title} · ${project.name}`}
         page={request.page}
-        crumbs={[...(await namespaceCrumbs(deps, namespace)), { label: project.name, href: `/${project.full_path}` }, ...crumbs]}
+        crumbs={[
+          ...(await namespaceCrumbs(deps, namespace, request.page.actor)),
+          { label: project.name, href: `/${project.full_path}` },
+          ...crumbs,
+        ]}
         project={{ fullPath: project.full_path, name: project.name, level, current: 'issues' }}
       >
         {body}

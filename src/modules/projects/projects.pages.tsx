@@ -11,6 +11,7 @@ import type { ProjectPageExtensions, OverviewHint } from './page-extensions.js';
 import type { ProjectsRouteDeps } from './projects.deps.js';
 import type { ProjectRow } from './projects.repository.js';
 import type { SnippetRow } from './snippets.repository.js';
+import { groupCrumb, namespaceCrumbs } from './page-crumbs.js';
 import { GroupList, Pager, ProjectList, VisibilityBadge, shortTime } from './projects.views.js';
 
 export interface ProjectsPagesDeps extends ProjectsRouteDeps {
@@ -21,14 +22,6 @@ const PER_PAGE = 20;
 const PathParams = Type.Object({ path: Type.String({ minLength: 1, maxLength: 1024 }) });
 const GroupParams = Type.Object({ group: Type.String({ minLength: 1, maxLength: 1024 }) });
 const PageQuery = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) });
-
-/** The trail of a project or group: its namespace's groups (or its owner), then itself. */
-export async function namespaceCrumbs(deps: Pick<ProjectsRouteDeps, 'groups'>, namespace: NamespaceRow | undefined): Promise<Crumb[]> {
-  if (!namespace) return [];
-  if (namespace.kind === 'user') return [{ label: namespace.name, href: `/${namespace.full_path}` }];
-  const ancestry = await deps.groups.ancestry(namespace);
-  return ancestry.map((group) => ({ label: group.name, href: `/groups/${group.full_path}` }));
-}
 
 /** What a visitor may not see may be there for someone signed in: sign in first, as the layer does. */
 function signInFirst(request: FastifyRequest, error: unknown): never {
@@ -77,7 +70,7 @@ export function projectsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
       <Layout
         title={project.name}
         page={request.page}
-        crumbs={[...(await namespaceCrumbs(deps, namespace)), { label: project.name }]}
+        crumbs={[...(await namespaceCrumbs(deps, namespace, actor)), { label: project.name }]}
         project={{ fullPath: project.full_path, name: project.name, level, current: 'overview' }}
       >
         <ProjectOverview
@@ -145,7 +138,7 @@ export function projectsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
         members.list('namespace', [group.id], 1, 0),
         groups.ancestry(group),
       ]);
-      const crumbs: Crumb[] = ancestry.map((g) => ({ label: g.name, href: `/groups/${g.full_path}` }));
+      const crumbs: Crumb[] = await Promise.all(ancestry.map((g) => groupCrumb(access, g, actor)));
       return sendPage(
         reply,
         <Layout title={group.name} page={request.page} crumbs={crumbs}>

@@ -4,7 +4,7 @@ import { NotFoundError, UnauthorizedError } from '../../infra/errors/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
 import { Layout, sendPage, type Crumb } from '../../web/index.js';
 import type { ProjectsPagesDeps } from './projects.pages.js';
-import { namespaceCrumbs } from './projects.pages.js';
+import { namespaceCrumbs } from './page-crumbs.js';
 import type { ProjectRow } from './projects.repository.js';
 import type { SnippetRow } from './snippets.repository.js';
 import { VisibilityBadge, shortTime } from './projects.views.js';
@@ -42,7 +42,7 @@ export function snippetsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
     const here = snippetPath(snippet, project);
     const crumbs: Crumb[] = project
       ? [
-          ...(await namespaceCrumbs(deps, await projects.namespaceOf(project))),
+          ...(await namespaceCrumbs(deps, await projects.namespaceOf(project), request.page.actor)),
           { label: project.name, href: `/${project.full_path}` },
           { label: 'Snippets' },
           { label: `$${snippet.id}` },
