@@ -42,12 +42,12 @@ function LevelSelect({ id, value, withGlobal, error }: { id: string; value: Leve
   );
 }
 
-function SourceTable({ title, rows, csrf }: { title: string; rows: SourceEntry[]; csrf: string }) {
+function SourceTable({ title, rows, csrf, empty }: { title: string; rows: SourceEntry[]; csrf: string; empty: string }) {
   return (
     <section>
       <h2>{title}</h2>
       {rows.length === 0 ? (
-        <p class="muted">None.</p>
+        <p class="muted">{empty}</p>
       ) : (
         <table>
           <tbody>
@@ -113,8 +113,18 @@ export function NotificationsPage(props: NotificationsPageProps) {
           </p>
         </form>
       </section>
-      <SourceTable title="Groups" rows={props.groups} csrf={csrf} />
-      <SourceTable title="Projects" rows={props.projects} csrf={csrf} />
+      <SourceTable
+        title="Groups"
+        rows={props.groups}
+        csrf={csrf}
+        empty="You are not a member of a group. Each group you join appears here with its own level."
+      />
+      <SourceTable
+        title="Projects"
+        rows={props.projects}
+        csrf={csrf}
+        empty="You are not a member of a project. Each project you join or create appears here with its own level."
+      />
     </Layout>
   );
 }
