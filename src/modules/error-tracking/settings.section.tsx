@@ -76,25 +76,16 @@ function ErrorTrackingSettings({ project, data, csrf }: { project: ProjectRow; d
         </>
       ) : null}
       {data.keys.length > 0 ? (
-        <table id="client-keys">
-          <caption>Client keys</caption>
-          <thead>
-            <tr>
-              <th>Public key</th>
-              <th>Active</th>
-            </tr>
-          </thead>
-          <tbody>
+        <>
+          <h3>Client keys</h3>
+          <ul id="client-keys">
             {data.keys.map((key) => (
-              <tr>
-                <td>
-                  <code>{key.publicKey}</code>
-                </td>
-                <td>{key.active ? 'yes' : 'no'}</td>
-              </tr>
+              <li>
+                <code>{key.publicKey}</code> <span class="muted">{key.active ? 'active' : 'inactive'}</span>
+              </li>
             ))}
-          </tbody>
-        </table>
+          </ul>
+        </>
       ) : null}
     </section>
   );
