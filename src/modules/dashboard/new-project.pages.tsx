@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
-import { Csrf, Field, FormError, Layout, Select, TextArea, sendPage, type FieldErrors } from '../../web/index.js';
-import { AccessLevel, refusalOf, type NamespaceRow } from '../projects/index.js';
+import { Csrf, Field, FormError, Layout, Select, TextArea, formErrorsOf, sendPage, type FieldErrors } from '../../web/index.js';
+import { AccessLevel, type NamespaceRow } from '../projects/index.js';
 import type { DashboardDeps } from './dashboard.deps.js';
 
 const NewProjectQuery = Type.Object({ namespace_id: Type.Optional(Type.Integer({ minimum: 1 })) });
@@ -104,7 +104,7 @@ export function newProjectPages(web: ApiApp, platform: Platform, deps: Dashboard
       });
       return reply.redirectWithFlash(`/${project.full_path}`, { kind: 'notice', text: `Project ${project.name} was created.` });
     } catch (error) {
-      const refusal = refusalOf(error);
+      const refusal = formErrorsOf(error);
       const status = (error as { status?: number }).status;
       // A namespace the person may not create in is a choice on the form, not a page of its own.
       if (status === 403 || status === 404)

@@ -44,7 +44,7 @@ export type { JobsService } from './jobs.service.js';
 export { mapIssue, mapNote, mapProject, mapGroup } from './projects.presenter.js';
 export type { ProjectPageExtensions, IssueOrigin, OverviewHint } from './page-extensions.js';
 export { namespaceCrumbs } from './page-crumbs.js';
-export { GroupList, Pager, ProjectList, VisibilityBadge, refusalOf, shortTime } from './projects.views.js';
+export { GroupList, Pager, ProjectList, VisibilityBadge, shortTime } from './projects.views.js';
 /** Response entities, for other modules' routes that answer with them. */
 export { Project, ProjectIdentity, Group, UserBasic } from './entities.schemas.js';
 export { BasicSnippet } from './snippets.schemas.js';

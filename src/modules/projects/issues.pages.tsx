@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { UnauthorizedError } from '../../infra/errors/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
-import { Layout, RoleRequiredError, sendPage, type FieldErrors } from '../../web/index.js';
+import { Layout, RoleRequiredError, formErrorsOf, sendPage, type FieldErrors } from '../../web/index.js';
 import { spamContextOf } from '../spam/index.js';
 import { AccessLevel } from './access.js';
 import type { IssueRow } from './issues.repository.js';
@@ -11,7 +11,6 @@ import type { NamespaceRow } from './namespaces.repository.js';
 import { namespaceCrumbs } from './page-crumbs.js';
 import type { ProjectsPagesDeps } from './projects.pages.js';
 import type { ProjectRow } from './projects.repository.js';
-import { refusalOf } from './projects.views.js';
 
 const PER_PAGE = 20;
 const NOTES_SHOWN = 500;
@@ -196,7 +195,7 @@ export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
         const issue = await issues.createFromUser(project, actor.user.id, level, input, spamContextOf(request, actor.user.id));
         return reply.redirectWithFlash(issuePath(project, issue.iid), { kind: 'notice', text: `Issue #${issue.iid} was created.` });
       } catch (error) {
-        const errors = refusalOf(error);
+        const errors = formErrorsOf(error);
         if (!errors) throw error;
         return sendPage(reply, await newIssueForm(request, request.body, errors), 400);
       }
@@ -227,7 +226,7 @@ export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
           text: 'Your comment was added.',
         });
       } catch (error) {
-        const errors = refusalOf(error);
+        const errors = formErrorsOf(error);
         if (!errors) throw error;
         return sendPage(reply, await commentForm(request, request.body, errors), 400);
       }

@@ -1,4 +1,3 @@
-import { AppError } from '../../infra/errors/index.js';
 import type { NamespaceRow } from './namespaces.repository.js';
 import type { ProjectRow } from './projects.repository.js';
 
@@ -72,21 +71,4 @@ export function Pager({ page, hasNext, href }: { page: number; hasNext: boolean;
       ) : null}
     </nav>
   );
-}
-
-/**
- * A service's refusal of a form as field messages (`{field: [..]}` bodies by field, others on
- * the form as a whole), or null for errors that are not about what was typed.
- */
-export function refusalOf(error: unknown): Record<string, string> | null {
-  if (!(error instanceof AppError) || error.status < 400 || error.status >= 500 || error.status === 401 || error.status === 403)
-    return null;
-  const body = error.body() as { message?: unknown };
-  if (body.message && typeof body.message === 'object') {
-    const out: Record<string, string> = {};
-    for (const [field, value] of Object.entries(body.message as Record<string, unknown>))
-      out[field] = Array.isArray(value) ? value.join(', ') : String(value);
-    return out;
-  }
-  return { _: typeof body.message === 'string' ? body.message.replace(/^\d{3} [A-Za-z ]+ - /, '') : error.message };
 }
