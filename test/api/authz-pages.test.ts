@@ -274,6 +274,14 @@ const TABLE: Row[] = [
     ok: 200,
     url: (w) => `${N(w)}/snippets/${w.snippetId}`,
   },
+  // The user settings pages: each shows the signed-in user's own account, whoever they are.
+  ...[
+    '/-/user_settings/profile',
+    '/-/user_settings/personal_access_tokens',
+    '/-/user_settings/password/edit',
+    '/-/user_settings/applications',
+    '/user_settings/applications',
+  ].map((url) => ({ route: `GET ${url}`, min: 'signed_in' as const, api: null, ok: 200 as const, url: () => url })),
   // The notification settings page: the user's own; its source forms follow the API's rule.
   { route: 'GET /-/profile/notifications', min: 'signed_in', api: null, ok: 200, url: () => '/-/profile/notifications' },
   {
@@ -413,12 +421,13 @@ describe('authorization matrix of the pages: every project page, every kind of c
   });
   after(() => t.close());
 
-  it('the table names every page route under /-/projects, the own pages of projects and groups, issues, snippets, Monitor, Settings > Monitor, activity and /-/profile/notifications, and nothing else', () => {
+  it('the table names every page route under /-/projects, the own pages of projects and groups, issues, snippets, Monitor, Settings > Monitor, activity, /-/profile/notifications and the user settings pages, and nothing else', () => {
     const pages = appRoutes(t.app.printRoutes({ commonPrefix: false }))
-      .filter((r) =>
-        /^(GET|POST|PUT|PATCH|DELETE) \/-\/(projects\/|profile\/notifications|[ng]\/:|p\/:project\/(alert_management|error_tracking|settings\/operations|activity|issues|snippets\/:id$))/.test(
-          r,
-        ),
+      .filter(
+        (r) =>
+          /^(GET|POST|PUT|PATCH|DELETE) \/-\/(projects\/|profile\/notifications|[ng]\/:|p\/:project\/(alert_management|error_tracking|settings\/operations|activity|issues|snippets\/:id$))/.test(
+            r,
+          ) || /^GET (\/-)?\/user_settings\/(profile|personal_access_tokens|password\/edit|applications)$/.test(r),
       )
       .sort();
     assert.deepEqual(pages, [...new Set(TABLE.map((row) => row.route))].sort());
