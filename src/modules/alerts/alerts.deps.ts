@@ -1,5 +1,4 @@
 import type { Platform } from '../../infra/platform.js';
-import type { PageAuth } from '../identity/index.js';
 import type { ProjectLookup, ProjectRow, ProjectsService } from '../projects/index.js';
 import type { AlertRow } from './alerts.repository.js';
 import type { AlertsService } from './alerts.service.js';
@@ -14,7 +13,6 @@ import type { AlertRecipients } from './ingest.service.js';
 export interface AlertsDeps {
   platform: Platform;
   lookup: ProjectLookup;
-  pageAuth: PageAuth;
   projects: ProjectsService;
   integrations: IntegrationsService;
   alerts: AlertsService;

@@ -76,7 +76,6 @@ export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): 
   const routeDeps: AlertsDeps = {
     platform,
     lookup: deps.projects.lookup,
-    pageAuth: deps.identity.pageAuth,
     projects: deps.projects.projects,
     integrations,
     alerts,
