@@ -42,6 +42,8 @@ describe('OAuth end to end with oauth4webapi', () => {
       client_id: client.clientId,
       redirect_uri: client.redirectUri,
       response_type: 'code',
+      // The consent page each time: alice's consent to the confidential client would be remembered.
+      prompt: 'consent',
       ...params,
     }).toString();
     return url;

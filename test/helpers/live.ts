@@ -83,6 +83,8 @@ export async function codeFlow(
     state: 'st',
     code_challenge: challenge,
     code_challenge_method: 'S256',
+    // Through the consent page every time, even where the user's consent would be remembered.
+    prompt: 'consent',
   });
   const page = await fetch(`${base}/oauth/authorize?${query}`, { headers: { cookie: jar.header() }, redirect: 'manual' });
   if (page.status !== 200) throw new Error(`consent page: ${page.status}`);
