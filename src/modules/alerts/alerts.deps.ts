@@ -1,4 +1,6 @@
+import type { Actor } from '../../infra/auth/index.js';
 import type { Platform } from '../../infra/platform.js';
+import type { Crumb } from '../../web/index.js';
 import type { ProjectLookup, ProjectRow, ProjectsService } from '../projects/index.js';
 import type { AlertRow } from './alerts.repository.js';
 import type { AlertsService } from './alerts.service.js';
@@ -18,6 +20,8 @@ export interface AlertsDeps {
   alerts: AlertsService;
   ingest: IngestService;
   targets: ReceiverTargets;
+  /** The breadcrumbs above a project's pages: its namespace, linked where the viewer may see it. */
+  trail(project: ProjectRow, viewer: Actor | null): Promise<Crumb[]>;
   /** What other modules add to Settings > Monitor, after the alert integrations. */
   settingsSections: readonly MonitorSettingsSection[];
   /** One alert as the API shows it (with its integration and incident). */

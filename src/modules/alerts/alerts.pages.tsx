@@ -44,7 +44,7 @@ const queryOf = (request: FastifyRequest) => {
  * `/-/projects/:id/alerts…` and `/-/projects/:id/settings/alerts` answer 301 to them.
  */
 export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
-  const { alerts, integrations, ingest, platform, projects, settingsSections } = deps;
+  const { alerts, integrations, ingest, platform, settingsSections } = deps;
   const base = platform.config.externalUrl;
 
   const resolved = (request: FastifyRequest) => {
@@ -60,18 +60,12 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
     body: preact.VNode,
   ): Promise<preact.VNode> => {
     const { project, level } = resolved(request);
-    const namespace = await projects.namespaceOf(project);
+    const trail = await deps.trail(project, request.page.actor);
     return (
       <Layout
         title={`${title} · ${project.name}`}
         page={request.page}
-        crumbs={[
-          ...(namespace
-            ? [{ label: namespace.name, href: namespace.kind === 'group' ? `/groups/${namespace.full_path}` : `/${namespace.full_path}` }]
-            : []),
-          { label: project.name, href: `/${project.full_path}` },
-          ...crumbs,
-        ]}
+        crumbs={[...trail, { label: project.name, href: `/${project.full_path}` }, ...crumbs]}
         project={{ fullPath: project.full_path, name: project.name, level, current }}
       >
         {body}

@@ -1,6 +1,8 @@
+import type { Actor } from '../../infra/auth/index.js';
 import type { Platform } from '../../infra/platform.js';
+import type { Crumb } from '../../web/index.js';
 import type { UsersService } from '../identity/index.js';
-import type { IssuesService, ProjectLookup, ProjectsService } from '../projects/index.js';
+import type { IssuesService, ProjectLookup, ProjectRow, ProjectsService } from '../projects/index.js';
 import type { ErrorsService } from './errors.service.js';
 import type { IngestionService } from './ingestion.service.js';
 import type { SettingsService } from './settings.service.js';
@@ -16,6 +18,8 @@ export interface ErrorTrackingDeps {
   settings: SettingsService;
   errors: ErrorsService;
   ingestion: IngestionService;
+  /** The breadcrumbs above a project's pages: its namespace, linked where the viewer may see it. */
+  trail(project: ProjectRow, viewer: Actor | null): Promise<Crumb[]>;
 }
 
 /** The error list, or one error's page, at the established product's address (`/<full_path>/-/error_tracking`). */

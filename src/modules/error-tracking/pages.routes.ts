@@ -42,7 +42,7 @@ const queryOf = (request: FastifyRequest) => {
  * The former `/-/projects/:id/errors[/:error_id]` answer 301 to those who may read the project.
  */
 export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
-  const { errors, projects, settings } = deps;
+  const { errors, settings } = deps;
 
   const resolved = (request: FastifyRequest) => {
     const { row, level } = request.page.project!;
@@ -50,17 +50,10 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
   };
 
   const frame = async (request: FastifyRequest, project: ProjectRow, level: number, crumbs: Crumb[]): Promise<ErrorsFrame> => {
-    const namespace = await projects.namespaceOf(project);
+    const trail = await deps.trail(project, request.page.actor);
     return {
       page: request.page,
-      crumbs: [
-        ...(namespace
-          ? [{ label: namespace.name, href: namespace.kind === 'group' ? `/groups/${namespace.full_path}` : `/${namespace.full_path}` }]
-          : []),
-        { label: project.name, href: `/${project.full_path}` },
-        { label: 'Monitor' },
-        ...crumbs,
-      ],
+      crumbs: [...trail, { label: project.name, href: `/${project.full_path}` }, { label: 'Monitor' }, ...crumbs],
       nav: { fullPath: project.full_path, name: project.name, level, current: 'errors' },
     };
   };
