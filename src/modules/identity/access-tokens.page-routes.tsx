@@ -1,18 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { API_SCOPES } from '../../infra/auth/index.js';
 import { ValidationError } from '../../infra/errors/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
 import { sendPage, type FieldErrors } from '../../web/index.js';
-import { AccessTokensPage, TOKENS_PAGE, type TokenInput } from './access-tokens.pages.js';
+import { AccessTokensPage, TOKENS_PAGE, type AccessTokensPageProps, type TokenInput } from './access-tokens.pages.js';
 import { fieldErrorsOf } from './field-errors.js';
-import type { CreatedToken, TokensService } from './tokens.service.js';
+import { tokenScopesFor, type CreatedToken, type TokensService } from './tokens.service.js';
 
 /** A new token's expiry the form suggests, as the established product's form does. */
 const SUGGESTED_DAYS = 30;
 /** The list shows the active tokens; more than this many is beyond what a person manages by hand. */
 const LIST_MAX = 200;
-const ADMIN_SCOPES: readonly string[] = ['sudo', 'admin_mode'];
 
 const TokenForm = Type.Object({
   authenticity_token: Type.Optional(Type.String({ maxLength: 256 })),
@@ -39,14 +37,14 @@ const inputOf = (body: Record<string, unknown>): TokenInput => ({
  * a cookie, a URL or the session.
  */
 export function accessTokensPages(web: ApiApp, tokens: TokensService): void {
-  const render = async (request: FastifyRequest, input: TokenInput, errors: FieldErrors, created?: AccessTokensPageCreated) => {
+  const render = async (request: FastifyRequest, input: TokenInput, errors: FieldErrors, created?: AccessTokensPageProps['created']) => {
     const { user } = request.page.actor!;
     const { rows } = await tokens.list({ userId: user.id, kinds: ['personal'], state: 'active' }, LIST_MAX, 0);
     return (
       <AccessTokensPage
         page={request.page}
         tokens={rows}
-        scopes={API_SCOPES.filter((s) => user.isAdmin || !ADMIN_SCOPES.includes(s))}
+        scopes={tokenScopesFor(user.isAdmin)}
         input={input}
         errors={errors}
         latestExpiry={tokens.latestExpiry()}
@@ -88,5 +86,3 @@ export function accessTokensPages(web: ApiApp, tokens: TokensService): void {
     return reveal(request, reply, await tokens.rotate(row, undefined), true);
   });
 }
-
-type AccessTokensPageCreated = { name: string; token: string; rotated: boolean };

@@ -25,6 +25,8 @@ const ROTATION_DAYS = 7;
 /** Scopes a token may carry only when its owner is an administrator (reference §1.5 `ADMIN_SCOPES`). */
 const ADMIN_SCOPES: readonly string[] = ['sudo', 'admin_mode'];
 const USER_SCOPES = API_SCOPES.filter((s) => !ADMIN_SCOPES.includes(s));
+/** The scopes a user's token may carry: the admin scopes only for an administrator. */
+export const tokenScopesFor = (isAdmin: boolean): readonly string[] => (isAdmin ? API_SCOPES : USER_SCOPES);
 const CACHE_TTL_MS = 5_000;
 const CACHE_MAX = 10_000;
 const TOUCH_INTERVAL_MS = 60_000;
