@@ -79,7 +79,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = Fastify({
     // `/<full_path>/-/issues` and the other page addresses nest to any depth: rewritten to one
     // parameter before routing, and only where no route answers (web/page-paths.ts).
-    rewriteUrl: (raw) => rewritePageUrl(raw.url ?? '/', (path) => known.has(path)),
+    rewriteUrl: (raw) => rewritePageUrl(raw.url ?? '/', raw.method, (path) => known.has(path)),
     logger: options.logger ?? { level: config.logLevel, redact: { paths: REDACTED_LOG_PATHS, censor: '[FILTERED]' } },
     bodyLimit: config.bodyLimit,
     // Fastify's own two lines per request are replaced by one (infra/http/request-log.ts).

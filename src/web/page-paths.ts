@@ -20,11 +20,15 @@ const SEGMENT = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
 /** Groups nest 20 deep (the established product's limit), plus the project. */
 const MAX_DEPTH = 21;
 
-export function rewritePageUrl(url: string, isRouted: (path: string) => boolean): string {
+export function rewritePageUrl(url: string, method: string | undefined, isRouted: (path: string) => boolean): string {
   if (url.length > 4096 || url.startsWith('/api/') || url.startsWith('/-/') || url.startsWith('/oauth/')) return url;
   const queryAt = url.indexOf('?');
   const path = queryAt < 0 ? url : url.slice(0, queryAt);
   const query = queryAt < 0 ? '' : url.slice(queryAt);
+  // Only a page's form posts somewhere other than GET, always under `/-/`: the alert receiver's
+  // and git's POSTs leave here before any router lookup.
+  const read = method === 'GET' || method === 'HEAD';
+  if (!read && !path.includes('/-/')) return url;
   if (path === '/' || isRouted(path)) return url;
   const segments = path.slice(1).split('/');
   if (segments.at(-1) === '') segments.pop();

@@ -31,7 +31,7 @@ export class KnownRoutes {
     return ROUTED_METHODS.filter((method) => this.router.find(method, path) !== null);
   }
 
-  /** Whether any route answers `path` in any method. */
+  /** Whether any route answers `path` in any method (GET first: most paths asked about are read). */
   has(path: string): boolean {
     return ROUTED_METHODS.some((method) => this.router.find(method, path) !== null);
   }
