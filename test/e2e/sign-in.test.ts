@@ -60,7 +60,7 @@ describe('signing in through the page with Chromium', { skip }, () => {
       await page.fill('#user_password', 'root-password-123');
       await Promise.all([page.waitForURL(`${base}/profile`), page.click('#new_user button[type=submit]')]);
       assert.equal(await page.textContent('#signed-in-username'), 'root');
-      assert.equal(await page.textContent('header .who'), 'root');
+      assert.equal(await page.textContent('header .user-menu summary'), 'root');
 
       const cookie = (await context.cookies()).find((c) => c.name === '_service_session');
       assert.ok(cookie, 'the session cookie is set');
@@ -71,6 +71,8 @@ describe('signing in through the page with Chromium', { skip }, () => {
       const api = await page.evaluate(async () => (await fetch('/api/v4/user')).json());
       assert.equal((api as { username: string }).username, 'root');
 
+      // Sign out is in the user menu, which opens first.
+      await page.click('header .user-menu summary');
       await Promise.all([page.waitForURL(/\/users\/sign_in$/), page.click('header button[type=submit]')]);
       assert.equal(
         (await context.cookies()).some((c) => c.name === '_service_session'),
