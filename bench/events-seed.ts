@@ -160,6 +160,23 @@ export async function seedEvents(db: Database, dialect: Dialect, options: SeedOp
   const projectIds = (await db.selectFrom('projects').select('id').where('namespace_id', '=', group.id).orderBy('id').execute()).map(
     (r) => r.id,
   );
+  // The first user is a Developer of the group, so of every project in it: the dashboard's
+  // member lists and activity (the events-dashboard scenario) span all of them.
+  const firstUserId = userIds[0];
+  if (firstUserId !== undefined)
+    await db
+      .insertInto('members')
+      .values({
+        source_kind: 'namespace',
+        source_id: group.id,
+        user_id: firstUserId,
+        access_level: 30,
+        created_by_id: null,
+        expires_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
 
   const firstEvent =
     Number(

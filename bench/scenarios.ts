@@ -3,6 +3,7 @@
 // bench/request-factories.ts for loads whose bodies change per request.
 import type { FastifyInstance } from 'fastify';
 import type { TestApp } from '../test/helpers/app.js';
+import { TestBrowser } from '../test/helpers/auth-browser.js';
 import { issueTokens, registerApp, type TestClient } from '../test/helpers/oauth.js';
 
 export interface LoadRequest {
@@ -123,6 +124,21 @@ function benchEvents(): { projectId: number; userId: number; first: number; last
   return JSON.parse(raw) as { projectId: number; userId: number; first: number; last: number };
 }
 
+/**
+ * The session cookie of the seeded user who is a member of every seeded project (a Developer of
+ * their group), signed in through the sign-in page as a browser does.
+ */
+async function seededMemberCookie(app: FastifyInstance): Promise<string> {
+  const seeded = benchEvents();
+  const password = 'bench-member-password';
+  const user = await app.modules.identity.users.update(seeded.userId, { password });
+  const browser = new TestBrowser(app);
+  const res = await browser.signIn(user.username, password);
+  if (!browser.cookies.has('_service_session'))
+    throw new Error(`signing in as ${user.username} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
+  return browser.cookieHeader();
+}
+
 export const scenarios: Record<string, Scenario> = {
   health: {
     title: 'GET /-/health (no credential, no database)',
@@ -205,6 +221,22 @@ export const scenarios: Record<string, Scenario> = {
         path: `/api/v4/users/${seeded.userId}/events?after=${after}&before=${before}`,
         headers: { 'private-token': ROOT_TOKEN },
       };
+    },
+  },
+  'events-dashboard': {
+    title: 'GET / dashboard page, member of 1,000 projects (1M events)',
+    baseline: 'fastify-lookup',
+    target: { ratio: 0, p99: 20 },
+    seed: async (app) => ({ method: 'GET', path: '/', headers: { cookie: await seededMemberCookie(app) } }),
+  },
+  'events-project-page': {
+    title: 'GET /<full_path> project page (1M events)',
+    baseline: 'fastify-lookup',
+    target: { ratio: 0, p99: 20 },
+    seed: async (app) => {
+      const seeded = benchEvents();
+      const project = await api<{ path_with_namespace: string }>(app, 'GET', `/projects/${seeded.projectId}`);
+      return { method: 'GET', path: `/${project.path_with_namespace}`, headers: { cookie: await seededMemberCookie(app) } };
     },
   },
   'alerts-new': {
