@@ -60,6 +60,11 @@ export function dashboardPages(web: ApiApp, platform: Platform, deps: DashboardD
     const context = await activityContext(rows, identity, projects);
     return { items: activityItems(rows, context.users, context.projects, externalUrl, true), total };
   };
+  const recentActivity = async (actor: Actor, limit: number) => {
+    const rows = await events.service.recentForMember(actor, limit);
+    const context = await activityContext(rows, identity, projects);
+    return activityItems(rows, context.users, context.projects, externalUrl, true);
+  };
   const query = (search: string | undefined, page: number) => {
     const params = new URLSearchParams();
     if (search) params.set('search', search);
@@ -75,7 +80,7 @@ export function dashboardPages(web: ApiApp, platform: Platform, deps: DashboardD
     const [owned, groups, activity] = await Promise.all([
       myProjects(actor, undefined, SHOWN, 0),
       myGroups(actor, undefined, SHOWN, 0),
-      myActivity(actor, SHOWN, 0),
+      recentActivity(actor, SHOWN),
     ]);
     return sendPage(
       reply,
@@ -105,7 +110,7 @@ export function dashboardPages(web: ApiApp, platform: Platform, deps: DashboardD
             <h2 id="recent-activity">
               <a href="/dashboard/activity">Recent activity</a>
             </h2>
-            <ActivityList items={activity.items} empty={<NoActivity />} />
+            <ActivityList items={activity} empty={<NoActivity />} />
           </section>
         </div>
       </Layout>,

@@ -34,6 +34,8 @@ export interface VisibleProjects {
 
 /** Counting stops here: beyond it `X-Total` says "at least" (reference §2.3 MAX_COUNT_LIMIT). */
 export const COUNT_LIMIT = 10_000;
+/** Events `newest` reads by id before it falls back to the project index. */
+const RECENT_WINDOW = 2_000;
 
 type EventsQuery = SelectQueryBuilder<DB, 'events', object>;
 
@@ -73,6 +75,25 @@ export class EventsRepository extends Repository {
         .executeTakeFirstOrThrow(),
     ]);
     return { ids: rows.map((r) => r.id), total: Number(count.n) };
+  }
+
+  /**
+   * The newest `limit` event ids of a source, uncounted (the dashboard). Over many projects the
+   * (project_id, id) index yields every event of every project to be sorted; the newest
+   * RECENT_WINDOW events, read by id and filtered row by row, hold the same answer whenever
+   * they hold `limit` matches (every later event is in the window); else the indexed query runs.
+   */
+  async newest(source: EventSource, limit: number): Promise<number[]> {
+    const filter: EventFilter = { sort: 'desc' };
+    const recent = await this.filtered(source, filter, true)
+      .where('events.id', '>', (eb) => eb.selectFrom('events').select(sql<number>`max(id) - ${RECENT_WINDOW}`.as('floor')))
+      .select('events.id')
+      .orderBy('events.id', 'desc')
+      .limit(limit)
+      .execute();
+    if (recent.length === limit) return recent.map((r) => r.id);
+    const rows = await this.filtered(source, filter).select('events.id').orderBy('events.id', 'desc').limit(limit).execute();
+    return rows.map((r) => r.id);
   }
 
   /**
@@ -133,13 +154,19 @@ export class EventsRepository extends Repository {
       .execute();
   }
 
-  private filtered(source: EventSource, filter: EventFilter): EventsQuery {
+  /** `byRow`: the project filter is applied to each row read, its index left unused (`newest`). */
+  private filtered(source: EventSource, filter: EventFilter, byRow = false): EventsQuery {
     let query: EventsQuery = this.db.selectFrom('events');
     if (source.kind === 'project') {
       query = query.where('events.project_id', '=', source.projectId);
     } else {
       if (source.kind === 'author') query = query.where('events.author_id', '=', source.authorId);
-      else query = query.where('events.project_id', 'in', this.visibleProjectIds(source.scope, false));
+      else
+        query = query.where(
+          byRow ? sql<number>`+${sql.ref('events.project_id')}` : sql.ref<number>('events.project_id'),
+          'in',
+          this.visibleProjectIds(source.scope, false),
+        );
       // Events outside projects (epics, personal namespaces) are never listed (reference §2.3 step 3).
       if (source.kind === 'author') query = query.where('events.project_id', 'in', this.visibleProjectIds(source.scope, true));
       query = query.where((eb) =>

@@ -78,6 +78,15 @@ export class EventsService {
     return this.list(actor, { kind: 'projects', scope }, filter, limit, offset);
   }
 
+  /**
+   * The newest events in the caller's projects, uncounted (the dashboard shows no total):
+   * the count reads up to COUNT_LIMIT events of a member of many busy projects.
+   */
+  async recentForMember(actor: Actor, limit: number): Promise<EventDetail[]> {
+    const scope: VisibleProjects = await this.access.projectScope(actor);
+    return this.details(actor, await this.events.newest({ kind: 'projects', scope }, limit), new Map());
+  }
+
   private async list(
     actor: Actor | null,
     source: EventSource,
@@ -87,13 +96,17 @@ export class EventsService {
     levels = new Map<number, number>(),
   ): Promise<{ rows: EventDetail[]; total: number }> {
     const { ids, total } = await this.events.page(source, filter, limit, offset);
+    return { rows: await this.details(actor, ids, levels), total };
+  }
+
+  private async details(actor: Actor | null, ids: number[], levels: Map<number, number>): Promise<EventDetail[]> {
     const byId = new Map((await this.events.details(ids)).map((d) => [d.id, d]));
     const ordered = ids.map((id) => byId.get(id)).filter((d): d is EventDetail => d !== undefined);
     // Like the established product, the page is filtered after it is loaded, so it may hold
     // fewer than per_page events while X-Total counts them all (reference §2.3 step 5).
     const visible: EventDetail[] = [];
     for (const event of ordered) if (await this.visible(actor, event, levels)) visible.push(event);
-    return { rows: visible, total };
+    return visible;
   }
 
   /** Per-event abilities (reference §2.3 "capabilities") beyond seeing the project. */
