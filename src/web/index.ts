@@ -1,6 +1,6 @@
 export { installPageLayer } from './page-layer.js';
 export { INTERNAL, rewritePageUrl } from './page-paths.js';
-export { RoleRequiredError, AdminRequiredError, formErrorsOf, renderErrorPage } from './page-errors.js';
+export { RoleRequiredError, AdminRequiredError, fieldErrorsOf, formErrorsOf, renderErrorPage } from './page-errors.js';
 export { EmptyState, Flash, Layout, sendPage, type Crumb, type LayoutProps } from './layout.js';
 export { ProjectNav, ROLE, ROLE_NAMES, type ProjectNavProps } from './project-nav.js';
 export { safeRedirectPath, signInPath, toSignIn } from './sign-in-path.js';

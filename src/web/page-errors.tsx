@@ -156,11 +156,13 @@ export function pageErrorHandler() {
  */
 export function formErrorsOf(error: unknown): FieldErrors | null {
   if (!(error instanceof AppError) || error.status >= 500 || error.status === 401) return null;
-  if (error instanceof ValidationError) {
-    const out: Record<string, string> = {};
-    for (const [field, value] of Object.entries(error.messages))
-      out[field] = Array.isArray(value) ? value.join(', ') : 'is not valid';
-    return out;
-  }
+  if (error instanceof ValidationError) return fieldErrorsOf(error);
   return { _: messageOf(error) };
+}
+
+/** A ValidationError's messages (`{field: ['is invalid', ..]}`) as a form shows them: one line beside each field. */
+export function fieldErrorsOf(error: ValidationError): FieldErrors {
+  return Object.fromEntries(
+    Object.entries(error.messages).map(([field, messages]) => [field, Array.isArray(messages) ? messages.join(', ') : 'is invalid']),
+  );
 }

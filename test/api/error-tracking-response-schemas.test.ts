@@ -17,7 +17,7 @@ describe('error tracking answers keep event data whole through their response sc
   after(() => t.close());
 
   const nested = {
-    // `extra` within the depth ingestion keeps (event-trim.ts).
+    // `extra` within the depth ingestion keeps (event-trim.rules.ts).
     extra: { order: { lines: [{ sku: 'a', qty: 2, flags: ['x', null, 1.5, false] }], empty: {} } },
     tags: { region: 'eu-1', ünïcødé: '"quoted" \\ \n' },
     contexts: {

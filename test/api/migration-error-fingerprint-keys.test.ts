@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { migrateToLatest } from '../../src/infra/db/index.js';
 import type { AnyDb } from '../../src/infra/db/migrations/helpers.js';
 import { systemClock } from '../../src/infra/clock.js';
-import { normalizeEvent } from '../../src/modules/error-tracking/event.js';
+import { normalizeEvent } from '../../src/modules/error-tracking/event.rules.js';
 import { IngestionRepository } from '../../src/modules/error-tracking/ingestion.repository.js';
 import { IngestionService } from '../../src/modules/error-tracking/ingestion.service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';

@@ -197,7 +197,7 @@ describe('security review', () => {
     // that must agree (public keys ship inside client applications), a redirect URI.
     const reviewed = [
       /^modules\/events\/events\.pages\.tsx:\d+: key === props\.filter$/,
-      /^modules\/alerts\/normalize\.prometheus\.ts:\d+: key !== titleKey$/,
+      /^modules\/alerts\/normalize-prometheus\.rules\.ts:\d+: key !== titleKey$/,
       /^modules\/error-tracking\/collector\.routes\.ts:\d+: fromDsn !== key$/,
       /^modules\/oauth\/grants\/refresh-token\.ts:\d+: redirectUri !== token\.redirect_uri$/,
     ];
@@ -210,8 +210,8 @@ describe('security review', () => {
       'infra/crypto.ts',
       'infra/http/csrf.ts',
       'modules/alerts/integrations.service.ts',
-      'modules/oauth/client-auth.ts',
-      'modules/oauth/pkce.ts',
+      'modules/oauth/client-auth.service.ts',
+      'modules/oauth/pkce.rules.ts',
       'modules/oauth/authorize.service.ts',
     ]) {
       assert.match(readFileSync(path.join(SRC, file), 'utf8'), /constantTimeEqual|timingSafeEqual/, file);
@@ -230,8 +230,8 @@ describe('security review', () => {
           .some((l) => !/^\s*(\/\/|\*)/.test(l) && !addressHelpersOnly.test(l) && outbound.test(l)),
       )
       .map((file) => path.relative(SRC, file));
-    assert.deepEqual(hits, ['modules/spam/captcha.ts']);
-    const captcha = readFileSync(path.join(SRC, 'modules/spam/captcha.ts'), 'utf8');
+    assert.deepEqual(hits, ['modules/spam/captcha.service.ts']);
+    const captcha = readFileSync(path.join(SRC, 'modules/spam/captcha.service.ts'), 'utf8');
     assert.match(captcha, /fetch\(config\.verifyUrl/, 'the URL comes from the configuration, never from a request');
   });
 

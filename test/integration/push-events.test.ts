@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { describePush } from '../../src/modules/git/push-events.js';
+import { describePush } from '../../src/modules/git/push-events.rules.js';
 import { makeWorkTree, runGit, ZERO_OID } from '../helpers/git.js';
 
 describe('describePush', () => {

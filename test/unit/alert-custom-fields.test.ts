@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { customFieldsOf } from '../../src/modules/alerts/normalize.common.js';
+import { customFieldsOf } from '../../src/modules/alerts/normalize-common.rules.js';
 
 describe('alert custom fields read from the stored payload', () => {
   const payload = { team: 'db', 7: 'seven', annotations: { dashboard: 'latency', runbook: 'x' }, list: [1, 2] };

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { hash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ValidationError } from '../../src/infra/errors/index.js';
-import { checkMappings, mappedDocument } from '../../src/modules/alerts/mappings.js';
+import { checkMappings, mappedDocument } from '../../src/modules/alerts/mappings.rules.js';
 import {
   canonicalJson,
   fingerprintOf,
@@ -12,14 +12,14 @@ import {
   normalizeHosts,
   parseTime,
   payloadFingerprint,
-} from '../../src/modules/alerts/normalize.common.js';
-import { DEFAULT_TITLE, normalizeGeneric } from '../../src/modules/alerts/normalize.generic.js';
+} from '../../src/modules/alerts/normalize-common.rules.js';
+import { DEFAULT_TITLE, normalizeGeneric } from '../../src/modules/alerts/normalize-generic.rules.js';
 import {
   isPrometheusPayload,
   normalizePrometheusItem,
   prometheusSeverity,
   queryOf,
-} from '../../src/modules/alerts/normalize.prometheus.js';
+} from '../../src/modules/alerts/normalize-prometheus.rules.js';
 
 const sha1 = (text: string) => hash('sha1', text, 'hex');
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);

@@ -2,8 +2,8 @@
 // type and top in-app frame, or the message template; and the text people read of each.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { eventTime, normalizeEvent, normalizeEventId, topFrame, userIdentifier } from '../../src/modules/error-tracking/event.js';
-import { formatLogMessage } from '../../src/modules/error-tracking/message-format.js';
+import { eventTime, normalizeEvent, normalizeEventId, topFrame, userIdentifier } from '../../src/modules/error-tracking/event.rules.js';
+import { formatLogMessage } from '../../src/modules/error-tracking/message-format.rules.js';
 
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
 const normalize = (event: Record<string, unknown>) => normalizeEvent(event, { now: NOW, clientIp: '203.0.113.9' });

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { hash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { OAuthError } from '../../src/infra/errors/oauth-errors.js';
-import { checkChallenge, verifyPkce } from '../../src/modules/oauth/pkce.js';
-import { parseRedirectUris, redirectUriAllowed, splitRedirectUris } from '../../src/modules/oauth/redirect-uri.js';
-import { grantableScopes, joinScopes, parseScope, registrableScopes, splitScopes } from '../../src/modules/oauth/scopes.js';
+import { checkChallenge, verifyPkce } from '../../src/modules/oauth/pkce.rules.js';
+import { parseRedirectUris, redirectUriAllowed, splitRedirectUris } from '../../src/modules/oauth/redirect-uri.rules.js';
+import { grantableScopes, joinScopes, parseScope, registrableScopes, splitScopes } from '../../src/modules/oauth/scopes.rules.js';
 
 describe('redirect URI registration', () => {
   it('keeps absolute URIs one per line, trimmed and without repeats', () => {

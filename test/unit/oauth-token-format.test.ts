@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { digestToken } from '../../src/infra/crypto.js';
-import { formatToken, newTokenSecret, parseToken, provesToken } from '../../src/modules/oauth/token-format.js';
+import { formatToken, newTokenSecret, parseToken, provesToken } from '../../src/modules/oauth/token-format.rules.js';
 
 describe('OAuth token format bso_<id>_<secret>', () => {
   it('round-trips id, kind and the digest of the secret, whose base64url text may contain _', () => {

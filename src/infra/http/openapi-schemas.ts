@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 
 /**
- * What a route tells the OpenAPI document beyond its schema (modules/operations/openapi.ts,
+ * What a route tells the OpenAPI document beyond its schema (modules/operations/openapi.service.ts,
  * docs/decisions.md "OpenAPI document"). Routes under /api/v4 are documented unless they say
  * `openapi: false` or a page policy (`page`); a route at the root is documented only when it carries this
  * object, since most of those are HTML pages.

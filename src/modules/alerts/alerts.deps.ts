@@ -6,7 +6,7 @@ import type { AlertRow } from './alerts.repository.js';
 import type { AlertsService } from './alerts.service.js';
 import type { IngestService } from './ingest.service.js';
 import type { IntegrationsService } from './integrations.service.js';
-import type { ReceiverTargets } from './targets.js';
+import type { ReceiverTargets } from './targets.service.js';
 import type { IdentityModule } from '../identity/index.js';
 import type { ProjectsModule } from '../projects/index.js';
 import type { AlertRecipients } from './ingest.service.js';

@@ -8,7 +8,7 @@ import { integrationUrl } from './alerts.presenter.js';
 import { ALERT_STATUSES } from './alerts.repository.js';
 import { MAX_ALERT_IID } from './alerts.schemas.js';
 import { AlertDetail, AlertList, MonitorSettings, PAGES, type CreatedIntegration, type TestAlertInput } from './alerts.views.js';
-import { testPayload } from './test-alert.js';
+import { testPayload } from './test-alert.rules.js';
 
 export { PAGES } from './alerts.views.js';
 

@@ -1,10 +1,10 @@
 import { toIso, toIsoOrNull } from '../../infra/clock.js';
 import type { ProjectRow } from '../projects/index.js';
 import type { AlertRow, AlertSettingsRow } from './alerts.repository.js';
-import { alertPagePath } from './incidents.js';
+import { alertPagePath } from './incidents.service.js';
 import type { IntegrationRow } from './integrations.repository.js';
-import { readExample, readMappings } from './mappings.js';
-import { customFieldsOf, type Severity } from './normalize.common.js';
+import { readExample, readMappings } from './mappings.rules.js';
+import { customFieldsOf, type Severity } from './normalize-common.rules.js';
 
 /** Where an integration receives alerts (SPEC "Alert receiver"; reference A10 for HTTP). */
 export function integrationUrl(row: IntegrationRow, project: ProjectRow, externalUrl: string): string {
@@ -50,7 +50,7 @@ export function mapAlert(
     title: row.title,
     description: row.description,
     status: row.status,
-    // Written only through genericSeverity or prometheusSeverity (normalize.*.ts).
+    // Written only through genericSeverity or prometheusSeverity (normalize-*.rules.ts).
     severity: row.severity as Severity,
     service: row.service,
     monitoring_tool: row.monitoring_tool,

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { CompiledOnce, Repository, containing } from '../../infra/db/index.js';
 import { ALERT_STATUSES, type AlertStatus } from '../../infra/db/tables/alerts.js';
 import type { AlertEmailOutboxTable, AlertSettingsTable, AlertsTable } from '../../infra/db/tables/alerts.js';
-import { SEVERITIES } from './normalize.common.js';
+import { SEVERITIES } from './normalize-common.rules.js';
 
 /**
  * The predicate of the partial unique index `alerts_open_fingerprint`, as a literal: the
@@ -201,7 +201,7 @@ export class AlertsRepository extends Repository {
     return SETTINGS.first(this.db, projectId);
   }
 
-  /** Bumps the `alerts` cache epoch (alerts.epochs.ts): receiver targets carry the settings (targets.ts). */
+  /** Bumps the `alerts` cache epoch (alerts.epochs.ts): receiver targets carry the settings (targets.service.ts). */
   async upsertSettings(row: AlertSettingsRow): Promise<AlertSettingsRow> {
     const saved = await this.db
       .insertInto('alert_settings')

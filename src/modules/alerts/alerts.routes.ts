@@ -5,7 +5,7 @@ import { AccessLevel } from '../projects/index.js';
 import type { AlertsDeps } from './alerts.deps.js';
 import { mapAlert, mapIntegration, mapSettings } from './alerts.presenter.js';
 import * as S from './alerts.schemas.js';
-import { testPayload } from './test-alert.js';
+import { testPayload } from './test-alert.rules.js';
 
 const list = <T>(value: T | T[] | undefined): T[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
 

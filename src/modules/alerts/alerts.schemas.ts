@@ -13,8 +13,8 @@ import {
   StringEnum,
 } from '../../infra/http/response-types.js';
 import { ALERT_SORTS, ALERT_STATUSES } from './alerts.repository.js';
-import { SEVERITIES } from './normalize.common.js';
-import { GENERIC_KEYS } from './normalize.generic.js';
+import { SEVERITIES } from './normalize-common.rules.js';
+import { GENERIC_KEYS } from './normalize-generic.rules.js';
 
 /** Largest alert payload and sample, and deepest nesting (reference A4). */
 export const PAYLOAD_LIMIT_BYTES = 1024 * 1024;
@@ -92,7 +92,7 @@ export type SettingsInput = Static<typeof SettingsBody>;
 
 const IntegrationType = StringEnum(INTEGRATION_TYPES);
 
-/** A stored custom mapping (mappings.ts `checkMappings`): a path item is a key or an array index. */
+/** A stored custom mapping (mappings.rules.ts `checkMappings`): a path item is a key or an array index. */
 const MappingOut = Type.Object({
   field_name: StringEnum(GENERIC_KEYS),
   path: Type.Array(Type.Unsafe<string | number>({ type: ['string', 'integer'] })),

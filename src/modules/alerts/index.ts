@@ -6,13 +6,13 @@ import { mapAlert } from './alerts.presenter.js';
 import { AlertsRepository, type AlertRow } from './alerts.repository.js';
 import { alertsRoutes } from './alerts.routes.js';
 import { AlertsService } from './alerts.service.js';
-import { Incidents, alertPagePath } from './incidents.js';
-import { ReceiverTargets } from './targets.js';
+import { Incidents, alertPagePath } from './incidents.service.js';
+import { ReceiverTargets } from './targets.service.js';
 import { IngestService } from './ingest.service.js';
 import { IntegrationsRepository } from './integrations.repository.js';
 import { IntegrationsService } from './integrations.service.js';
 import { notifyRoutes } from './notify.routes.js';
-import { maintainerIds } from './recipients.js';
+import { maintainerIds } from './recipients.service.js';
 import { ALERTS_EPOCH_TABLES } from './alerts.epochs.js';
 
 export type { AlertRecipients, AlertSummary } from './ingest.service.js';

@@ -6,15 +6,15 @@ import type { AlertEmailOutboxTable } from '../../infra/db/tables/alerts.js';
 import { BadRequestError } from '../../infra/errors/index.js';
 import type { ProjectRow, ProjectsService } from '../projects/index.js';
 import type { AlertsRepository, AlertRow, AlertSettingsRow } from './alerts.repository.js';
-import { alertPagePath, type Incidents } from './incidents.js';
+import { alertPagePath, type Incidents } from './incidents.service.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { multipleIntegrations } from './integrations.service.js';
-import { ingestMapping } from './mappings.js';
+import { ingestMapping } from './mappings.rules.js';
 import { jsonDepth } from '../../infra/json-depth.js';
-import { isObject, type NormalizedAlert } from './normalize.common.js';
+import { isObject, type NormalizedAlert } from './normalize-common.rules.js';
 import { PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
-import { normalizeGeneric } from './normalize.generic.js';
-import { alertItems, checkTopLevel, isPrometheusPayload, normalizePrometheusItem } from './normalize.prometheus.js';
+import { normalizeGeneric } from './normalize-generic.rules.js';
+import { alertItems, checkTopLevel, isPrometheusPayload, normalizePrometheusItem } from './normalize-prometheus.rules.js';
 import type { Tier } from '../../config/index.js';
 
 /** What the receiver answers for each alert a request touched (SPEC "Alert receiver"). */

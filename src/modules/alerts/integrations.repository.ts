@@ -38,7 +38,7 @@ const PROMETHEUS = new CompiledOnce(1, (db, projectId: number) =>
 
 export class IntegrationsRepository extends Repository {
   // Every write below bumps the `alerts` cache epoch (alerts.epochs.ts): receiver targets are
-  // cached against it (targets.ts).
+  // cached against it (targets.service.ts).
 
   async insert(i: NewIntegration): Promise<IntegrationRow> {
     const row = await this.db

@@ -7,8 +7,8 @@ import type { Page } from '../../infra/http/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import type { CreateIntegrationInput, UpdateIntegrationInput } from './alerts.schemas.js';
 import type { IntegrationsRepository, IntegrationRow, IntegrationType } from './integrations.repository.js';
-import { checkMappings, parsePayloadExample, readExample } from './mappings.js';
-import { canonicalJson } from './normalize.common.js';
+import { checkMappings, parsePayloadExample, readExample } from './mappings.rules.js';
+import { canonicalJson } from './normalize-common.rules.js';
 
 /** Free allows one integration per type; Premium and Ultimate several HTTP ones (SPEC "Tier notes"). */
 export const multipleIntegrations = (tier: Tier): boolean => tier !== 'free';

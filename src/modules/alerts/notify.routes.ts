@@ -7,7 +7,7 @@ import { jsonTextTooDeep } from '../../infra/json-depth.js';
 import { AlertSummaries, PAYLOAD_LIMIT_BYTES, PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
 import { DEPTH_MESSAGE } from './ingest.service.js';
 import type { IntegrationRow, IntegrationType } from './integrations.repository.js';
-import type { AlertSettings } from './targets.js';
+import type { AlertSettings } from './targets.service.js';
 
 /** Project paths of 2 to 21 segments: a personal namespace or up to 20 nested groups. */
 export const MAX_PROJECT_SEGMENTS = 21;

@@ -15,7 +15,7 @@ import { parseRef } from '../../infra/refs.js';
 import type { ProjectsService } from '../projects/index.js';
 import { CollectorAnswer } from './error-tracking.schemas.js';
 import { MAX_DECOMPRESSED_BYTES, decodeBody, parseFailure, parseStoreBody } from './collector.body.js';
-import { parseEnvelope, parseEnvelopeHeaders } from './envelope.js';
+import { parseEnvelope, parseEnvelopeHeaders } from './envelope.rules.js';
 import type { IngestionService } from './ingestion.service.js';
 import type { SettingsService } from './settings.service.js';
 

@@ -1,5 +1,5 @@
 import { toIso } from '../../infra/clock.js';
-import { exceptionValues, framesOf, type ExceptionValue, type Frame } from './event.js';
+import { exceptionValues, framesOf, type ExceptionValue, type Frame } from './event.rules.js';
 import type { Bucket, ErrorDetails } from './errors.service.js';
 import type { ErrorEventRow, ErrorRow } from './errors.repository.js';
 import type { ClientKeyRow, SettingsRow } from './settings.repository.js';

@@ -8,13 +8,13 @@ import { ErrorsRepository } from './errors.repository.js';
 import { ErrorsService } from './errors.service.js';
 import { IngestionRepository } from './ingestion.repository.js';
 import { IngestionService } from './ingestion.service.js';
-import { EventQuota } from './event-quota.js';
+import { EventQuota } from './event-quota.service.js';
 import { errorPagesRoutes } from './pages.routes.js';
 import { registerRetentionJob } from './retention.jobs.js';
 import { errorPagePath, type ErrorTrackingDeps, type ErrorTrackingModuleDeps } from './error-tracking.deps.js';
 import { SettingsRepository } from './settings.repository.js';
 import { SettingsService } from './settings.service.js';
-import { errorTrackingSettingsSection, type ErrorTrackingSettingsSection } from './settings.section.js';
+import { errorTrackingSettingsSection, type ErrorTrackingSettingsSection } from './settings-section.views.js';
 import { ERROR_TRACKING_EPOCH_TABLES } from './error-tracking.epochs.js';
 
 export { RETENTION_JOB } from './retention.jobs.js';
@@ -22,7 +22,7 @@ export type { ErrorTrackingModuleDeps } from './error-tracking.deps.js';
 export type { SettingsService } from './settings.service.js';
 export type { ErrorsService } from './errors.service.js';
 export type { IngestionService } from './ingestion.service.js';
-export type { ErrorTrackingSettingsSection } from './settings.section.js';
+export type { ErrorTrackingSettingsSection } from './settings-section.views.js';
 
 /**
  * Settings, client keys and errors under `/api/v4`; the Sentry collector at the root, which also

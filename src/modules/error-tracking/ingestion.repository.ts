@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { CompiledOnce, Repository } from '../../infra/db/index.js';
-import type { NormalizedEvent } from './event.js';
-import type { SessionCount } from './sessions.js';
+import type { NormalizedEvent } from './event.rules.js';
+import type { SessionCount } from './sessions.rules.js';
 
 const keep = (column: string) =>
   sql<number>`case when excluded.${sql.ref(column)} > error_tracking_errors.${sql.ref(column)} then excluded.${sql.ref(column)} else error_tracking_errors.${sql.ref(column)} end`;

@@ -1,12 +1,12 @@
 import type { Clock } from '../../infra/clock.js';
 import type { Transact } from '../../infra/db/index.js';
 import { parseFailure, parseJsonObject } from './collector.body.js';
-import type { Envelope } from './envelope.js';
-import { clean, normalizeEvent, normalizeEventId, type NormalizedEvent } from './event.js';
-import type { EventQuota } from './event-quota.js';
-import { trimEvent } from './event-trim.js';
+import type { Envelope } from './envelope.rules.js';
+import { clean, normalizeEvent, normalizeEventId, type NormalizedEvent } from './event.rules.js';
+import type { EventQuota } from './event-quota.service.js';
+import { trimEvent } from './event-trim.rules.js';
 import type { IngestionRepository } from './ingestion.repository.js';
-import { MAX_SESSION_UPDATES, mergeCounts, sessionAggregates, sessionUpdate, type SessionCount } from './sessions.js';
+import { MAX_SESSION_UPDATES, mergeCounts, sessionAggregates, sessionUpdate, type SessionCount } from './sessions.rules.js';
 
 /** Item types an SDK may send that this backend accepts and does not keep (reference C4). */
 const DROPPED_TYPES = new Set(['transaction', 'attachment', 'client_report', 'check_in']);
@@ -52,7 +52,7 @@ export class IngestionService {
         const text = item.payload.toString('utf8');
         const payload = parseJsonObject(text, 'event item');
         const normalized = normalizeEvent(payload, { eventId: headerEventId ?? normalizeEventId(payload.event_id), now, clientIp });
-        // Grouping above saw the event as sent; what is stored is trimmed (event-trim.ts).
+        // Grouping above saw the event as sent; what is stored is trimmed (event-trim.rules.ts).
         batch.event = { normalized, payload: trimEvent(payload) ? serialize(payload) : storable(text, payload) };
       } else if (item.type === 'session' || item.type === 'sessions') {
         sessionItems += 1;

@@ -1,7 +1,7 @@
 import type { Platform } from '../../infra/platform.js';
 import type { UsersService } from '../identity/index.js';
 import type { SnippetsService } from '../projects/index.js';
-import type { Containers } from './containers.js';
+import type { Containers } from './containers.service.js';
 import type { GitRepository, MoveContainerKind } from './git.repository.js';
 import { commitInitialFile, type RepositoryKind, type RepositoryStorages } from './git.storage.js';
 

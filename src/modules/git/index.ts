@@ -1,5 +1,5 @@
 import type { ModuleRoutes, Platform } from '../../infra/platform.js';
-import { Containers } from './containers.js';
+import { Containers } from './containers.service.js';
 import type { GitModuleDeps } from './git.deps.js';
 import { registerRepositoryLifecycle } from './git.lifecycle.js';
 import { GitRepository } from './git.repository.js';
@@ -13,11 +13,11 @@ import { smartHttpRoutes } from './smart-http.routes.js';
 
 export type { GitModuleDeps } from './git.deps.js';
 export { RepositoryStorages, relativeRepositoryPath, type RepositoryKind } from './git.storage.js';
-export { copyRepository, timeRepositoryMove, refListing, refListingFromFiles, objectChecksum } from './repository-copy.js';
+export { copyRepository, timeRepositoryMove, refListing, refListingFromFiles, objectChecksum } from './repository-copy.exec.js';
 export type { MoveRow, MoveContainerKind, MoveState } from './git.repository.js';
 export { MOVE_JOB, BULK_MOVE_JOB } from './moves.service.js';
 export type { MovesService } from './moves.service.js';
-export type { Containers, Container } from './containers.js';
+export type { Containers, Container } from './containers.service.js';
 
 /** Storage moves under `/api/v4`; git smart HTTP at the root. */
 export interface GitModule extends ModuleRoutes {

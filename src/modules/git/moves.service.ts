@@ -2,7 +2,7 @@ import { isUniqueViolation } from '../../infra/db/index.js';
 import { NotFoundError, NotFoundMessageError, ValidationError } from '../../infra/errors/index.js';
 import type { Platform } from '../../infra/platform.js';
 import type { ProjectsService, SnippetsService } from '../projects/index.js';
-import type { Containers } from './containers.js';
+import type { Containers } from './containers.service.js';
 import type { GitRepository, MoveContainerKind, MoveRow } from './git.repository.js';
 import type { RepositoryStorages } from './git.storage.js';
 

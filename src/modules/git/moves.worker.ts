@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobContext } from '../../infra/jobs/index.js';
 import type { Platform } from '../../infra/platform.js';
-import type { Container, Containers } from './containers.js';
+import type { Container, Containers } from './containers.service.js';
 import type { GitRepository, MoveRow } from './git.repository.js';
 import type { RepositoryStorages } from './git.storage.js';
-import { copyRepository } from './repository-copy.js';
+import { copyRepository } from './repository-copy.exec.js';
 
 export interface MoveWorkerOptions {
   /** How often, and how many times, to look for pushes still being received (reference §3.4). */

@@ -3,12 +3,12 @@ import type { Readable } from 'node:stream';
 import type { Platform } from '../../infra/platform.js';
 import type { GitRepository } from './git.repository.js';
 import { relativeRepositoryPath, type RepositoryStorages } from './git.storage.js';
-import { BackendSlots } from './backend-slots.js';
-import { BackendTimeoutError, BadBodyEncodingError, BodyTooLargeError, runHttpBackend } from './http-backend.js';
-import { PushCommandReader, appliedCommands, describePush } from './push-events.js';
+import { BackendSlots } from './backend-slots.service.js';
+import { BackendTimeoutError, BadBodyEncodingError, BodyTooLargeError, runHttpBackend } from './http-backend.exec.js';
+import { PushCommandReader, appliedCommands, describePush } from './push-events.rules.js';
 import { scopesAllow, type GitActor, type GitAuthenticator } from './smart-http.auth.js';
 import { GitHttpError, READ_ONLY_MESSAGE, gitErrorHandler } from './smart-http.errors.js';
-import { refusalOf, refusalReport } from './receive-pack-refusal.js';
+import { refusalOf, refusalReport } from './receive-pack-refusal.rules.js';
 import { resolveTarget, type GitTarget, type TargetDeps } from './smart-http.target.js';
 
 export interface SmartHttpDeps extends TargetDeps {

@@ -7,7 +7,7 @@ import {
   type ProjectsService,
   type SnippetsService,
 } from '../projects/index.js';
-import type { Container, Containers, RepositoryRef } from './containers.js';
+import type { Container, Containers, RepositoryRef } from './containers.service.js';
 
 export interface TargetAccess {
   /** The caller may know it exists. */

@@ -2,9 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../../infra/errors/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
-import { sendPage, type FieldErrors } from '../../web/index.js';
+import { sendPage, type FieldErrors, fieldErrorsOf } from '../../web/index.js';
 import { AccessTokensPage, TOKENS_PAGE, type AccessTokensPageProps, type TokenInput } from './access-tokens.pages.js';
-import { fieldErrorsOf } from './field-errors.js';
 import { tokenScopesFor, type CreatedToken, type TokensService } from './tokens.service.js';
 
 /** A new token's expiry the form suggests, as the established product's form does. */

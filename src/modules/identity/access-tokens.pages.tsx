@@ -1,5 +1,5 @@
 import { ActionButton, Csrf, EmptyState, Field, FormError, Layout, type FieldErrors, type PageState } from '../../web/index.js';
-import { SettingsNav, settingsCrumbs } from './settings-nav.js';
+import { SettingsNav, settingsCrumbs } from './settings-nav.views.js';
 import type { TokenRow } from './tokens.repository.js';
 
 export const TOKENS_PAGE = '/-/user_settings/personal_access_tokens';

@@ -1,6 +1,6 @@
 import { Flash, Layout } from '../../web/layout.js';
 import type { PageState } from '../../web/index.js';
-import { SETTINGS_PAGES } from './settings-nav.js';
+import { SETTINGS_PAGES } from './settings-nav.views.js';
 import type { UserRow } from './users.repository.js';
 
 export interface SignInPageProps {

@@ -13,11 +13,11 @@
  * `identity.pageAuth.currentUser(request)` gives the signed-in actor or null without redirecting.
  */
 import { noRootRoutes, type ModuleRoutes, type Platform } from '../../infra/platform.js';
-import { bootstrapRoot } from './bootstrap.js';
+import { bootstrapRoot } from './bootstrap.service.js';
 import type { IdentityModuleDeps } from './identity.deps.js';
 import { identityRoutes } from './identity.routes.js';
-import { InternalUsers } from './internal-users.js';
-import { PageAuth } from './page-auth.js';
+import { InternalUsers } from './internal-users.service.js';
+import { PageAuth } from './page-auth.service.js';
 import { resourceTokenRoutes } from './resource-tokens.routes.js';
 import { ResourceTokensService } from './resource-tokens.service.js';
 import { SessionsRepository } from './sessions.repository.js';
@@ -41,12 +41,11 @@ export type { TokenRow } from './tokens.repository.js';
 export { mapUserBasic, mapUser } from './identity.presenter.js';
 /** Response schemas other modules embed (a snippet's author, an event's author…). */
 export { UserBasic as UserBasicSchema, User as UserSchema } from './identity.schemas.js';
-export { PageAuth, safeRedirect, signInPath } from './page-auth.js';
+export { PageAuth, safeRedirect, signInPath } from './page-auth.service.js';
 export { SESSION_COOKIE } from './sessions.service.js';
-export { fieldErrorsOf } from './field-errors.js';
-export { SettingsNav, SETTINGS_PAGES, settingsCrumbs, type SettingsPage } from './settings-nav.js';
+export { SettingsNav, SETTINGS_PAGES, settingsCrumbs, type SettingsPage } from './settings-nav.views.js';
 export type { MembershipPort } from './resource-tokens.service.js';
-export type { InternalUsers, InternalUserSpec } from './internal-users.js';
+export type { InternalUsers, InternalUserSpec } from './internal-users.service.js';
 export type { ResourceLookupPort } from './resource-tokens.routes.js';
 
 /**

@@ -3,9 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { constantTimeEqual } from '../../infra/crypto.js';
 import { TooManyRequestsError, ValidationError } from '../../infra/errors/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
-import { Csrf, Field, FormError, Layout, sendPage, type FieldErrors, type PageState } from '../../web/index.js';
-import { fieldErrorsOf } from './field-errors.js';
-import { SettingsNav, settingsCrumbs } from './settings-nav.js';
+import { Csrf, Field, FormError, Layout, sendPage, type FieldErrors, type PageState, fieldErrorsOf } from '../../web/index.js';
+import { SettingsNav, settingsCrumbs } from './settings-nav.views.js';
 import type { SignInService } from './sign-in.service.js';
 import type { UsersService } from './users.service.js';
 

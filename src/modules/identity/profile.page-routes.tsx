@@ -2,9 +2,19 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { ConflictError, ValidationError } from '../../infra/errors/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
-import { Checkbox, Csrf, Field, FormError, Layout, TextArea, sendPage, type FieldErrors, type PageState } from '../../web/index.js';
-import { fieldErrorsOf } from './field-errors.js';
-import { SettingsNav, settingsCrumbs } from './settings-nav.js';
+import {
+  Checkbox,
+  Csrf,
+  Field,
+  FormError,
+  Layout,
+  TextArea,
+  sendPage,
+  type FieldErrors,
+  type PageState,
+  fieldErrorsOf,
+} from '../../web/index.js';
+import { SettingsNav, settingsCrumbs } from './settings-nav.views.js';
 import type { UserRow } from './users.repository.js';
 import { BIO_MAX, type UsersService } from './users.service.js';
 

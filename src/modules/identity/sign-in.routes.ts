@@ -5,7 +5,7 @@ import type { ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
 import { safeRedirectPath, sendPage, type FieldErrors } from '../../web/index.js';
 import { profilePage, signInPage } from './identity.pages.js';
-import type { PageAuth } from './page-auth.js';
+import type { PageAuth } from './page-auth.service.js';
 import { SESSION_COOKIE } from './sessions.service.js';
 import type { SignInService } from './sign-in.service.js';
 import type { UsersService } from './users.service.js';

@@ -2,8 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../../infra/errors/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
-import { sendPage, type FieldErrors } from '../../web/index.js';
-import { fieldErrorsOf } from '../identity/index.js';
+import { sendPage, type FieldErrors, fieldErrorsOf } from '../../web/index.js';
 import {
   APPLICATIONS_PAGE,
   ApplicationsPage,
@@ -16,7 +15,7 @@ import {
 import type { ApplicationsService, ApplicationWithSecret } from './applications.service.js';
 import * as S from './oauth.schemas.js';
 import { OAUTH_DEFAULTS } from './oauth.defaults.js';
-import { registrableScopes } from './scopes.js';
+import { registrableScopes } from './scopes.rules.js';
 
 /** The address the established product used before `/-/`; it answers the same pages. */
 const OLD_PAGE = '/user_settings/applications';

@@ -2,8 +2,8 @@ import { ActionButton, Csrf, EmptyState, FormError, Layout, type FieldErrors, ty
 import { SettingsNav, settingsCrumbs } from '../identity/index.js';
 import { SCOPE_DESCRIPTIONS } from './oauth.pages.js';
 import type { ApplicationRow, Authorization } from './oauth.storage.js';
-import { splitRedirectUris } from './redirect-uri.js';
-import { splitScopes } from './scopes.js';
+import { splitRedirectUris } from './redirect-uri.rules.js';
+import { splitScopes } from './scopes.rules.js';
 
 /** The canonical address; `/user_settings/applications` answers the same pages. */
 export const APPLICATIONS_PAGE = '/-/user_settings/applications';

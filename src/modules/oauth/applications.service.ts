@@ -4,8 +4,8 @@ import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js'
 import { NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
 import { OAUTH_DEFAULTS } from './oauth.defaults.js';
 import type { ApplicationChanges, ApplicationRow, Authorization, OAuthStorage } from './oauth.storage.js';
-import { parseRedirectUris } from './redirect-uri.js';
-import { joinScopes, parseScope, registrableScopes } from './scopes.js';
+import { parseRedirectUris } from './redirect-uri.rules.js';
+import { joinScopes, parseScope, registrableScopes } from './scopes.rules.js';
 
 export interface ApplicationInput {
   name: string;

@@ -4,7 +4,7 @@ import { sendPage } from '../../web/layout.js';
 import type { PageAuth } from '../identity/index.js';
 import { AUTHORIZE_PARAMS, type AuthorizeService } from './authorize.service.js';
 import { ConsentPage, OAuthErrorPage } from './oauth.pages.js';
-import { readParams, type OAuthParams } from './params.js';
+import { readParams, type OAuthParams } from './params.rules.js';
 
 export interface AuthorizeRouteDeps {
   authorize: AuthorizeService;

@@ -12,10 +12,10 @@ import {
 } from '../../infra/errors/index.js';
 import { OAUTH_DEFAULTS } from './oauth.defaults.js';
 import type { ApplicationRow, OAuthStorage } from './oauth.storage.js';
-import type { OAuthParams } from './params.js';
-import { checkChallenge } from './pkce.js';
-import { redirectUriAllowed, splitRedirectUris } from './redirect-uri.js';
-import { grantableScopes, joinScopes, splitScopes } from './scopes.js';
+import type { OAuthParams } from './params.rules.js';
+import { checkChallenge } from './pkce.rules.js';
+import { redirectUriAllowed, splitRedirectUris } from './redirect-uri.rules.js';
+import { grantableScopes, joinScopes, splitScopes } from './scopes.rules.js';
 
 /** A validated authorization request (RFC 6749 §4.1.1 plus PKCE and OIDC `nonce`). */
 export interface AuthorizationRequest {

@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../infra/db/index.js';
 import { InvalidScopeError } from '../../infra/errors/index.js';
 import { OAUTH_DEFAULTS } from './oauth.defaults.js';
 import type { ApplicationRow, DeviceGrantRow, OAuthStorage } from './oauth.storage.js';
-import { grantableScopes, joinScopes, splitScopes } from './scopes.js';
+import { grantableScopes, joinScopes, splitScopes } from './scopes.rules.js';
 
 export interface DeviceAuthorization {
   device_code: string;

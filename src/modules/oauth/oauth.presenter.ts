@@ -1,8 +1,8 @@
 import type { UserRow } from '../identity/index.js';
 import type { IssuedToken } from './tokens.service.js';
-import { splitRedirectUris } from './redirect-uri.js';
+import { splitRedirectUris } from './redirect-uri.rules.js';
 import type { AccessTokenRow, ApplicationRow } from './oauth.storage.js';
-import { splitScopes } from './scopes.js';
+import { splitScopes } from './scopes.rules.js';
 
 /**
  * SPEC "Token response": `token_type` is `bearer` for the authorization code flows and

@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimit } from '../../config/index.js';
 import { bearerToken } from '../../infra/auth/index.js';
 import { allowCors, answerPreflight, type CorsRule, type RateLimiter } from '../../infra/http/index.js';
-import { authenticateClient, readClientCredentials } from './client-auth.js';
-import { CORS } from './cors.js';
+import { authenticateClient, readClientCredentials } from './client-auth.service.js';
+import { CORS } from './cors.rules.js';
 import type { DeviceService } from './device.service.js';
 import type { SigningKeys } from './keys.service.js';
 import { AuthorizeDeviceForm, IntrospectForm, RevokeForm, TokenForm } from './forms.schemas.js';
@@ -12,8 +12,8 @@ import { mapTokenInfo } from './oauth.presenter.js';
 import type { AccessTokenRow, OAuthStorage } from './oauth.storage.js';
 import type { OidcService } from './oidc.service.js';
 import * as S from './oauth.schemas.js';
-import { readParams, requireParam } from './params.js';
-import { tokenEndpoint, type TokenEndpointDeps } from './token-endpoint.js';
+import { readParams, requireParam } from './params.rules.js';
+import { tokenEndpoint, type TokenEndpointDeps } from './token-endpoint.service.js';
 import type { OAuthTokens } from './tokens.service.js';
 
 export interface OAuthRouteDeps extends TokenEndpointDeps {

@@ -12,8 +12,8 @@ import type {
   TokenWithApplication,
   TokenWithContext,
 } from './oauth.storage.js';
-import { joinScopes, splitScopes } from './scopes.js';
-import { formatToken, newTokenSecret, parseToken, provesToken, type PresentedToken } from './token-format.js';
+import { joinScopes, splitScopes } from './scopes.rules.js';
+import { formatToken, newTokenSecret, parseToken, provesToken, type PresentedToken } from './token-format.rules.js';
 
 const CACHE_TTL_MS = 5_000;
 const CACHE_MAX = 10_000;

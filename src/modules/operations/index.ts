@@ -3,7 +3,7 @@ import { metadataRoutes } from './metadata.routes.js';
 import type { OperationsModuleDeps } from './operations.deps.js';
 import { operationsRoutes } from './operations.routes.js';
 
-export { OpenApiCollector } from './openapi.js';
+export { OpenApiCollector } from './openapi.service.js';
 export { COMPATIBLE_VERSION } from './metadata.routes.js';
 export { monitoringAllowed } from './operations.routes.js';
 export type { OperationsModuleDeps } from './operations.deps.js';

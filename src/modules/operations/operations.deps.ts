@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { OpenApiCollector } from './openapi.js';
+import type { OpenApiCollector } from './openapi.service.js';
 
 /** What the operations module is built with. */
 export interface OperationsModuleDeps {

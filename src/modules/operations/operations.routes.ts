@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../infra/errors/index.js';
 import { serverMetricsReader } from '../../infra/http/cluster-metrics.js';
 import type { Platform } from '../../infra/platform.js';
-import { OpenApiDocument } from './openapi.js';
+import { OpenApiDocument } from './openapi.service.js';
 import type { OperationsModuleDeps } from './operations.deps.js';
 import * as S from './operations.schemas.js';
 

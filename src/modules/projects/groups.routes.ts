@@ -1,8 +1,8 @@
 import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import type { Static } from '@sinclair/typebox';
 import { type Actor, requireActor } from '../../infra/auth/index.js';
-import { AccessLevel } from './access.js';
-import { projectFilter, simpleProject } from './project-filters.js';
+import { AccessLevel } from './access.policy.js';
+import { projectFilter, simpleProject } from './project-filters.rules.js';
 import { mapGroup, mapProject } from './projects.presenter.js';
 import * as E from './entities.schemas.js';
 import * as S from './projects.schemas.js';

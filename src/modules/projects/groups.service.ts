@@ -5,10 +5,10 @@ import { isUniqueViolation, type Database } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError } from '../../infra/errors/index.js';
 import { idOf, isNumericRef } from '../../infra/refs.js';
 import type { JobQueue } from '../../infra/jobs/index.js';
-import { AccessLevel, type AccessPolicy } from './access.js';
+import { AccessLevel, type AccessPolicy } from './access.policy.js';
 import type { MembersRepository } from './members.repository.js';
 import { pathPrefixes, type GroupFilter, type NamespaceRow, type NamespacesRepository } from './namespaces.repository.js';
-import { checkNameAndPath, checkVisibilityWithin, pathFromName } from './paths.js';
+import { checkNameAndPath, checkVisibilityWithin, pathFromName } from './paths.rules.js';
 import type { ProjectsRepository } from './projects.repository.js';
 
 export interface CreateGroupInput {

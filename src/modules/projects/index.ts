@@ -1,5 +1,5 @@
 import { noRootRoutes, type ModuleRoutes, type Platform } from '../../infra/platform.js';
-import { AccessPolicy } from './access.js';
+import { AccessPolicy } from './access.policy.js';
 import { groupsRoutes } from './groups.routes.js';
 import { GroupsService } from './groups.service.js';
 import { issuesRoutes } from './issues.routes.js';
@@ -13,7 +13,7 @@ import { NamespacesRepository } from './namespaces.repository.js';
 import { ProjectsRepository } from './projects.repository.js';
 import { SnippetsRepository } from './snippets.repository.js';
 import { ProjectLookup } from './projects.lookup.js';
-import { ProjectPageExtensions } from './page-extensions.js';
+import { ProjectPageExtensions } from './page-extensions.service.js';
 import { projectsPages } from './projects.pages.js';
 import { issuesPages } from './issues.pages.js';
 import { snippetsPages } from './snippets.pages.js';
@@ -27,7 +27,7 @@ import { JobsService } from './jobs.service.js';
 import { SnippetsService } from './snippets.service.js';
 import { PROJECTS_EPOCH_TABLES } from './projects.epochs.js';
 
-export { AccessLevel, AccessPolicy, MEMBER_LEVELS } from './access.js';
+export { AccessLevel, AccessPolicy, MEMBER_LEVELS } from './access.policy.js';
 export type { ProjectsModuleDeps } from './projects.deps.js';
 export type { ProjectRow } from './projects.repository.js';
 export type { NamespaceRow } from './namespaces.repository.js';
@@ -42,8 +42,8 @@ export type { MembersService } from './members.service.js';
 export type { SnippetsService } from './snippets.service.js';
 export type { JobsService } from './jobs.service.js';
 export { mapIssue, mapNote, mapProject, mapGroup } from './projects.presenter.js';
-export type { ProjectPageExtensions, IssueOrigin, OverviewHint } from './page-extensions.js';
-export { namespaceCrumbs } from './page-crumbs.js';
+export type { ProjectPageExtensions, IssueOrigin, OverviewHint } from './page-extensions.service.js';
+export { namespaceCrumbs } from './page-crumbs.service.js';
 export { GroupList, Pager, ProjectList, VisibilityBadge, shortTime } from './projects.views.js';
 /** Response entities, for other modules' routes that answer with them. */
 export { Project, ProjectIdentity, Group, UserBasic } from './entities.schemas.js';

@@ -4,11 +4,11 @@ import { UnauthorizedError } from '../../infra/errors/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
 import { Layout, RoleRequiredError, formErrorsOf, sendPage, type FieldErrors } from '../../web/index.js';
 import { spamContextOf } from '../spam/index.js';
-import { AccessLevel } from './access.js';
+import { AccessLevel } from './access.policy.js';
 import type { IssueRow } from './issues.repository.js';
 import { IssueList, IssuePage, NewIssueForm, issuePath, issuesPath, type IssueState } from './issues.views.js';
 import type { NamespaceRow } from './namespaces.repository.js';
-import { namespaceCrumbs } from './page-crumbs.js';
+import { namespaceCrumbs } from './page-crumbs.service.js';
 import type { ProjectsPagesDeps } from './projects.pages.js';
 import type { ProjectRow } from './projects.repository.js';
 

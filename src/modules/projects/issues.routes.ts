@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { requireActor } from '../../infra/auth/index.js';
 import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import { spamContextOf } from '../spam/index.js';
-import { AccessLevel } from './access.js';
+import { AccessLevel } from './access.policy.js';
 import { mapIssue, mapNote } from './projects.presenter.js';
 import * as I from './issues.schemas.js';
 import * as S from './projects.schemas.js';

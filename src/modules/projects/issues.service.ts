@@ -3,7 +3,7 @@ import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Database, Executor } from '../../infra/db/index.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
-import { AccessLevel } from './access.js';
+import { AccessLevel } from './access.policy.js';
 import type { IssueFilter, IssueRow, IssuesRepository, NoteRow } from './issues.repository.js';
 import type { SpamChecker, SpamContext } from '../spam/index.js';
 import type { ProjectRow, ProjectsRepository } from './projects.repository.js';

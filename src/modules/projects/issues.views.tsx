@@ -1,7 +1,7 @@
 import { ActionButton, Csrf, EmptyState, Field, FormError, Markdown, TextArea, type FieldErrors } from '../../web/index.js';
 import type { UserRow } from '../identity/index.js';
 import type { IssueRow, NoteRow } from './issues.repository.js';
-import type { IssueOrigin } from './page-extensions.js';
+import type { IssueOrigin } from './page-extensions.service.js';
 import type { ProjectRow } from './projects.repository.js';
 import { Pager, shortTime } from './projects.views.js';
 

@@ -4,7 +4,7 @@ import type { ApiApp } from '../../infra/http/index.js';
 import type { JobRow } from './jobs.repository.js';
 import type { JobsService } from './jobs.service.js';
 import type { ProjectRow } from './projects.repository.js';
-import { AccessLevel } from './access.js';
+import { AccessLevel } from './access.policy.js';
 import { mapJob } from './jobs.presenter.js';
 import * as J from './jobs.schemas.js';
 import * as S from './projects.schemas.js';

@@ -3,7 +3,7 @@ import { requireActor } from '../../infra/auth/index.js';
 import type { FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../infra/errors/index.js';
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
-import { AccessLevel } from './access.js';
+import { AccessLevel } from './access.policy.js';
 import type { UserRow } from '../identity/index.js';
 import * as E from './entities.schemas.js';
 import type { MemberRow, SourceKind } from './members.repository.js';

@@ -3,7 +3,7 @@ import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
-import { AccessLevel, MEMBER_LEVELS } from './access.js';
+import { AccessLevel, MEMBER_LEVELS } from './access.policy.js';
 import type { MembersRepository, MemberRow, SourceKind } from './members.repository.js';
 
 export interface MemberInput {

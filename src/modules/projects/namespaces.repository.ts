@@ -1,7 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import { type Executor, Repository, below, containing } from '../../infra/db/index.js';
 import type { NamespacesTable } from '../../infra/db/tables/core.js';
-import { memberNamespaceIds, type ListScope } from './scopes.js';
+import { memberNamespaceIds, type ListScope } from './scopes.repository.js';
 
 export type NamespaceRow = Selectable<NamespacesTable>;
 

@@ -1,6 +1,6 @@
 import type { Platform } from '../../infra/platform.js';
 import type { UsersService } from '../identity/index.js';
-import type { AccessPolicy } from './access.js';
+import type { AccessPolicy } from './access.policy.js';
 import type { GroupsService } from './groups.service.js';
 import type { IssuesService } from './issues.service.js';
 import type { MembersService } from './members.service.js';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { MethodNotAllowedError, MovedPermanentlyError, NotFoundError } from '../../infra/errors/index.js';
-import type { AccessPolicy } from './access.js';
+import type { AccessPolicy } from './access.policy.js';
 import type { Found, GroupsService } from './groups.service.js';
 import type { NamespaceRow } from './namespaces.repository.js';
 import type { ProjectRow } from './projects.repository.js';

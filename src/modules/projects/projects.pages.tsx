@@ -5,13 +5,13 @@ import { prettyPageUrl } from '../../web/page-paths.js';
 import type { ApiApp } from '../../infra/http/index.js';
 import { EmptyState, Layout, sendPage, type Crumb } from '../../web/index.js';
 import type { UserRow } from '../identity/index.js';
-import { AccessLevel } from './access.js';
+import { AccessLevel } from './access.policy.js';
 import type { NamespaceRow } from './namespaces.repository.js';
-import type { ProjectPageExtensions, OverviewHint } from './page-extensions.js';
+import type { ProjectPageExtensions, OverviewHint } from './page-extensions.service.js';
 import type { ProjectsRouteDeps } from './projects.deps.js';
 import type { ProjectRow } from './projects.repository.js';
 import type { SnippetRow } from './snippets.repository.js';
-import { groupCrumb, namespaceCrumbs } from './page-crumbs.js';
+import { groupCrumb, namespaceCrumbs } from './page-crumbs.service.js';
 import { GroupList, Pager, ProjectList, VisibilityBadge, shortTime } from './projects.views.js';
 
 export interface ProjectsPagesDeps extends ProjectsRouteDeps {

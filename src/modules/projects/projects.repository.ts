@@ -1,7 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import { CompiledOnce, Repository, containing } from '../../infra/db/index.js';
 import type { ProjectsTable } from '../../infra/db/tables/core.js';
-import { memberNamespaceIds, memberProjectIds, personalNamespaceIds, type ListScope } from './scopes.js';
+import { memberNamespaceIds, memberProjectIds, personalNamespaceIds, type ListScope } from './scopes.repository.js';
 
 export type ProjectRow = Selectable<ProjectsTable>;
 

@@ -1,7 +1,7 @@
 import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import { type Actor, requireActor } from '../../infra/auth/index.js';
-import { AccessLevel } from './access.js';
-import { projectFilter, simpleProject } from './project-filters.js';
+import { AccessLevel } from './access.policy.js';
+import { projectFilter, simpleProject } from './project-filters.rules.js';
 import { mapProject } from './projects.presenter.js';
 import type { ProjectRow } from './projects.repository.js';
 import * as E from './entities.schemas.js';

@@ -5,10 +5,10 @@ import { isUniqueViolation, type Database, type Executor } from '../../infra/db/
 import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
 import { idOf, isNumericRef } from '../../infra/refs.js';
 import type { JobQueue } from '../../infra/jobs/index.js';
-import { AccessLevel, type AccessPolicy } from './access.js';
+import { AccessLevel, type AccessPolicy } from './access.policy.js';
 import { resolveRedirect, type Found } from './groups.service.js';
 import type { NamespacesRepository, NamespaceRow } from './namespaces.repository.js';
-import { checkNameAndPath, checkVisibilityWithin, pathFromName } from './paths.js';
+import { checkNameAndPath, checkVisibilityWithin, pathFromName } from './paths.rules.js';
 import type { ProjectsRepository, ProjectFilter, ProjectRow } from './projects.repository.js';
 
 export interface CreateProjectInput {

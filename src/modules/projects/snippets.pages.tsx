@@ -4,7 +4,7 @@ import { NotFoundError, UnauthorizedError } from '../../infra/errors/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
 import { Layout, sendPage, type Crumb } from '../../web/index.js';
 import type { ProjectsPagesDeps } from './projects.pages.js';
-import { namespaceCrumbs } from './page-crumbs.js';
+import { namespaceCrumbs } from './page-crumbs.service.js';
 import type { ProjectRow } from './projects.repository.js';
 import type { SnippetRow } from './snippets.repository.js';
 import { VisibilityBadge, shortTime } from './projects.views.js';

@@ -3,7 +3,7 @@ import { NotFoundError } from '../../infra/errors/index.js';
 import { pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import { type Actor, requireActor } from '../../infra/auth/index.js';
 import { spamContextOf } from '../spam/index.js';
-import { AccessLevel } from './access.js';
+import { AccessLevel } from './access.policy.js';
 import { mapSnippet } from './projects.presenter.js';
 import * as S from './projects.schemas.js';
 import * as N from './snippets.schemas.js';

@@ -3,7 +3,7 @@ import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Database, Executor } from '../../infra/db/index.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
-import { AccessLevel } from './access.js';
+import { AccessLevel } from './access.policy.js';
 import type { ProjectRow } from './projects.repository.js';
 import type { SnippetsRepository, SnippetRow } from './snippets.repository.js';
 import type { SpamChecker, SpamContext } from '../spam/index.js';

@@ -1,7 +1,7 @@
 import type { CaptchaConfig, SpamRules } from '../../config/index.js';
 import type { Clock } from '../../infra/clock.js';
 import { CustomBodyError } from '../../infra/errors/index.js';
-import { verifyCaptcha } from './captcha.js';
+import { verifyCaptcha } from './captcha.service.js';
 import type { SpamLogsRepository } from './spam.repository.js';
 
 export type Spammable = 'issue' | 'snippet' | 'note';

@@ -50,7 +50,7 @@ export const errorFingerprintKeysMigration: MigrationFactory = (dialect) => ({
 
 /**
  * The key of a fingerprint: its first 64 bits as a signed integer. Fingerprints are SHA-1 hex
- * (modules/error-tracking/event.ts); anything else (never written by the application) is keyed
+ * (modules/error-tracking/event.rules.ts); anything else (never written by the application) is keyed
  * by its own SHA-1 so keys stay distinct. Restated here, not imported: a migration keeps
  * meaning what it meant when it shipped.
  */

@@ -1,10 +1,10 @@
 import { digestToken } from '../../../infra/crypto.js';
 import { InvalidGrantError } from '../../../infra/errors/index.js';
-import { authenticateClient } from '../client-auth.js';
+import { authenticateClient } from '../client-auth.service.js';
 import { mapTokenResponse } from '../oauth.presenter.js';
-import { requireParam } from '../params.js';
-import { verifyPkce } from '../pkce.js';
-import { splitScopes } from '../scopes.js';
+import { requireParam } from '../params.rules.js';
+import { verifyPkce } from '../pkce.rules.js';
+import { splitScopes } from '../scopes.rules.js';
 import { LostRace, type GrantContext, type TokenResponse } from './grant-context.js';
 
 /**

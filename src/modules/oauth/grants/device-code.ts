@@ -6,11 +6,11 @@ import {
   InvalidGrantError,
   SlowDownError,
 } from '../../../infra/errors/index.js';
-import { authenticateClient } from '../client-auth.js';
+import { authenticateClient } from '../client-auth.service.js';
 import { OAUTH_DEFAULTS } from '../oauth.defaults.js';
 import { mapTokenResponse } from '../oauth.presenter.js';
-import { requireParam } from '../params.js';
-import { splitScopes } from '../scopes.js';
+import { requireParam } from '../params.rules.js';
+import { splitScopes } from '../scopes.rules.js';
 import { LostRace, type GrantContext, type TokenResponse } from './grant-context.js';
 
 /**

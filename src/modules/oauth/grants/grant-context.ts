@@ -1,7 +1,7 @@
 import type { Clock } from '../../../infra/clock.js';
-import type { ClientCredentials } from '../client-auth.js';
+import type { ClientCredentials } from '../client-auth.service.js';
 import type { ClientApplication, OAuthStorage } from '../oauth.storage.js';
-import type { OAuthParams } from '../params.js';
+import type { OAuthParams } from '../params.rules.js';
 import type { OAuthTokens } from '../tokens.service.js';
 
 export interface IdTokenRequest {

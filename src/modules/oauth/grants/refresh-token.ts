@@ -1,10 +1,10 @@
 import { InvalidGrantError, InvalidScopeError, OAuthError } from '../../../infra/errors/index.js';
-import { authenticateClient, checkClient } from '../client-auth.js';
+import { authenticateClient, checkClient } from '../client-auth.service.js';
 import { mapTokenResponse } from '../oauth.presenter.js';
 import type { ClientApplication, OAuthStorage } from '../oauth.storage.js';
-import { requireParam } from '../params.js';
-import { parseScope, splitScopes } from '../scopes.js';
-import { parseToken, type PresentedToken } from '../token-format.js';
+import { requireParam } from '../params.rules.js';
+import { parseScope, splitScopes } from '../scopes.rules.js';
+import { parseToken, type PresentedToken } from '../token-format.rules.js';
 import type { IssuedToken } from '../tokens.service.js';
 import type { GrantContext, TokenResponse } from './grant-context.js';
 

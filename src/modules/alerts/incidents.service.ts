@@ -4,7 +4,7 @@ import { INTERNAL_USERNAMES } from '../../infra/reserved-names.js';
 import type { InternalUsers } from '../identity/index.js';
 import { AccessLevel, type IssuesService, type ProjectRow } from '../projects/index.js';
 import type { AlertRow, AlertsRepository } from './alerts.repository.js';
-import { DEFAULT_TITLE } from './normalize.generic.js';
+import { DEFAULT_TITLE } from './normalize-generic.rules.js';
 
 /** The Alert Bot, an internal user created at start-up under its reserved name (identity's InternalUsers). */
 export const ALERT_BOT = { key: 'alert_bot', username: INTERNAL_USERNAMES.alertBot, name: 'Alert Bot' } as const;

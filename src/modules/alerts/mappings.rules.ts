@@ -1,8 +1,8 @@
 import { ValidationError } from '../../infra/errors/index.js';
 import { PAYLOAD_LIMIT_BYTES, PAYLOAD_MAX_DEPTH, type MappingInput } from './alerts.schemas.js';
 import { jsonDepth } from '../../infra/json-depth.js';
-import { dig, isObject, type JsonObject } from './normalize.common.js';
-import { GENERIC_KEYS, type FieldMapping, type GenericKey } from './normalize.generic.js';
+import { dig, isObject, type JsonObject } from './normalize-common.rules.js';
+import { GENERIC_KEYS, type FieldMapping, type GenericKey } from './normalize-generic.rules.js';
 import type { IntegrationRow } from './integrations.repository.js';
 
 /** Which value types each mappable field takes (reference A5.8). */
@@ -89,7 +89,7 @@ export interface IngestMapping {
   perItem: boolean;
 }
 
-// Receiver targets keep their integration row between requests (targets.ts): keyed by the
+// Receiver targets keep their integration row between requests (targets.service.ts): keyed by the
 // row, the mapping and a sample of up to 1 MiB are parsed once, not for every alert.
 const parsedMappings = new WeakMap<IntegrationRow, IngestMapping>();
 

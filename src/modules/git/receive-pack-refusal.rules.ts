@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { PushCommandReader } from './push-events.js';
+import { PushCommandReader } from './push-events.rules.js';
 
 const FLUSH = Buffer.from('0000');
 /** Data bytes per side-band packet: 65520 (side-band-64k) or 1000 (side-band), less length and band. */

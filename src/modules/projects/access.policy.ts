@@ -4,7 +4,7 @@ import { ForbiddenError, NotFoundError } from '../../infra/errors/index.js';
 import type { MembersRepository } from './members.repository.js';
 import type { NamespacesRepository, NamespaceRow } from './namespaces.repository.js';
 import type { ProjectRow, ProjectScope } from './projects.repository.js';
-import type { ListScope } from './scopes.js';
+import type { ListScope } from './scopes.repository.js';
 
 export const AccessLevel = {
   NONE: 0,

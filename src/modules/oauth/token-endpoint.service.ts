@@ -1,14 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../infra/clock.js';
 import { UnsupportedGrantTypeError } from '../../infra/errors/index.js';
-import { readClientCredentials } from './client-auth.js';
+import { readClientCredentials } from './client-auth.service.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { deviceCodeGrant } from './grants/device-code.js';
 import type { GrantContext, IdTokenRequest, TokenResponse } from './grants/grant-context.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import { DEVICE_CODE_GRANT } from './oauth.defaults.js';
 import type { OAuthStorage } from './oauth.storage.js';
-import { readParams, requireParam } from './params.js';
+import { readParams, requireParam } from './params.rules.js';
 import type { OAuthTokens } from './tokens.service.js';
 
 /** The grants we offer; implicit, password and client_credentials are not (RFC 9700 §2.1.2, §2.4). */

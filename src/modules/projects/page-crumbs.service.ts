@@ -1,6 +1,6 @@
 import type { Actor } from '../../infra/auth/index.js';
 import type { Crumb } from '../../web/index.js';
-import type { AccessPolicy } from './access.js';
+import type { AccessPolicy } from './access.policy.js';
 import type { GroupsService } from './groups.service.js';
 import type { NamespaceRow } from './namespaces.repository.js';
 

@@ -1,6 +1,6 @@
 import type { IntegrationRow } from './integrations.repository.js';
-import { mappedDocument, readExample, readMappings } from './mappings.js';
-import { isObject } from './normalize.common.js';
+import { mappedDocument, readExample, readMappings } from './mappings.rules.js';
+import { isObject } from './normalize-common.rules.js';
 
 /** What a test alert sends when neither the caller nor the integration gives a payload. */
 export function defaultTestPayload(integration: IntegrationRow, now: number): Record<string, unknown> {

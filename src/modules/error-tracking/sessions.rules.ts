@@ -1,5 +1,5 @@
-import { eventTime } from './event.js';
-import { clean } from './event.js';
+import { eventTime } from './event.rules.js';
+import { clean } from './event.rules.js';
 
 /** One hourly release-health counter change. */
 export interface SessionCount {

@@ -3,7 +3,7 @@ import { header } from '../../infra/auth/index.js';
 import { constantTimeEqual, digestToken } from '../../infra/crypto.js';
 import { InvalidClientError, InvalidRequestError } from '../../infra/errors/index.js';
 import type { ApplicationRow, ClientApplication, OAuthStorage } from './oauth.storage.js';
-import type { OAuthParams } from './params.js';
+import type { OAuthParams } from './params.rules.js';
 
 export interface ClientCredentials {
   readonly clientId: string | undefined;

@@ -13,8 +13,8 @@ import {
   type JsonObject,
   type NormalizedAlert,
   type Severity,
-} from './normalize.common.js';
-import { mappedValues, type FieldMapping, type GenericKey } from './normalize.generic.js';
+} from './normalize-common.rules.js';
+import { mappedValues, type FieldMapping, type GenericKey } from './normalize-generic.rules.js';
 
 /** SPEC "Alert": the metrics-monitoring webhook's required top-level attributes. */
 export const REQUIRED_TOP_LEVEL = [

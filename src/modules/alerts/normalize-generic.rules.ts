@@ -10,7 +10,7 @@ import {
   textOf,
   type JsonObject,
   type NormalizedAlert,
-} from './normalize.common.js';
+} from './normalize-common.rules.js';
 
 export const DEFAULT_TITLE = 'New: Alert';
 

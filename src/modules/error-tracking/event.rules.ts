@@ -1,5 +1,5 @@
 import { hash, randomUUID } from 'node:crypto';
-import { formatLogMessage } from './message-format.js';
+import { formatLogMessage } from './message-format.rules.js';
 
 /** What an event contributes to its error and its own row (reference B6, C7). */
 export interface NormalizedEvent {
@@ -79,7 +79,7 @@ export function topFrame(frames: Frame[]): Frame | undefined {
 
 /**
  * `message` (string or `{message, params, formatted}`) or `logentry`: the template and the text.
- * Without `formatted`, the text is the template with its params (message-format.ts).
+ * Without `formatted`, the text is the template with its params (message-format.rules.ts).
  */
 function messageOf(event: Json): { template: string; formatted: string } | undefined {
   for (const raw of [event.logentry, event.message]) {

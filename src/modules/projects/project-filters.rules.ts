@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Actor } from '../../infra/auth/index.js';
-import { AccessLevel } from './access.js';
+import { AccessLevel } from './access.policy.js';
 import type { ProjectEntity, ProjectSimpleEntity } from './entities.schemas.js';
 import type { ProjectFilter } from './projects.repository.js';
 import type { ListProjectsQuery } from './projects.schemas.js';
