@@ -185,7 +185,9 @@ describe('OAuth device authorization grant (RFC 8628)', () => {
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
       payload: form({ user_code, authenticity_token: 'forged' }),
     });
-    assert.equal(res.statusCode, 403);
+    // The page layer's answer to a form without its session's token: 422, the form kept, nothing approved.
+    assert.equal(res.statusCode, 422);
+    assert.match(res.body, /This form has expired/);
   });
 
   it('wrong codes are rate-limited per user (429 after the user_code limit)', async () => {

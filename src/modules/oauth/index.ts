@@ -11,7 +11,7 @@ import { applicationsApiRoutes } from './applications.routes.js';
 import { applicationsPages } from './applications.page-routes.js';
 import { authorizeRoutes } from './authorize.routes.js';
 import { AuthorizeService } from './authorize.service.js';
-import { deviceRoutes } from './device.routes.js';
+import { devicePages } from './device.routes.js';
 import { DeviceService } from './device.service.js';
 import { registerHousekeepingJob } from './housekeeping.jobs.js';
 import { SigningKeys } from './keys.service.js';
@@ -62,7 +62,10 @@ export function createOAuthModule(platform: Platform, deps: OAuthModuleDeps): OA
     applications,
     tokens,
     routes: (app) => applicationsApiRoutes(app, applications, config.externalUrl),
-    pages: (web) => applicationsPages(web, applications),
+    pages: (web) => {
+      applicationsPages(web, applications);
+      devicePages(web, { device, limiter: platform.limiter, config });
+    },
     // Everything at the root lives in a plugin of its own (its hooks and handlers stay the module's),
     // and the endpoints of the OAuth error format in one nested inside it.
     rootRoutes: async (app) => {
@@ -87,7 +90,6 @@ export function createOAuthModule(platform: Platform, deps: OAuthModuleDeps): OA
             limit: config.rateLimits.oauth,
           });
           authorizeRoutes(scope, { authorize, pageAuth });
-          deviceRoutes(scope, { device, pageAuth, limiter: platform.limiter, config });
         });
         root.addHook('onReady', () => housekeeping.schedule());
       });
