@@ -1,4 +1,4 @@
-import { sql, type Insertable, type SelectQueryBuilder } from 'kysely';
+import { SqliteAdapter, sql, type Insertable, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../infra/db/schema.js';
 import { Repository } from '../../infra/db/index.js';
 import type { EventsTable, PushEventPayloadsTable } from '../../infra/db/tables/notifications-events.js';
@@ -82,16 +82,19 @@ export class EventsRepository extends Repository {
    * (project_id, id) index yields every event of every project to be sorted; the newest
    * RECENT_WINDOW events, read by id and filtered row by row, hold the same answer whenever
    * they hold `limit` matches (every later event is in the window); else the indexed query runs.
+   * PostgreSQL's planner walks the primary key backwards by itself, and the window only slows it.
    */
   async newest(source: EventSource, limit: number): Promise<number[]> {
     const filter: EventFilter = { sort: 'desc' };
-    const recent = await this.filtered(source, filter, true)
-      .where('events.id', '>', (eb) => eb.selectFrom('events').select(sql<number>`max(id) - ${RECENT_WINDOW}`.as('floor')))
-      .select('events.id')
-      .orderBy('events.id', 'desc')
-      .limit(limit)
-      .execute();
-    if (recent.length === limit) return recent.map((r) => r.id);
+    if (this.db.getExecutor().adapter instanceof SqliteAdapter) {
+      const recent = await this.filtered(source, filter, true)
+        .where('events.id', '>', (eb) => eb.selectFrom('events').select(sql<number>`max(id) - ${RECENT_WINDOW}`.as('floor')))
+        .select('events.id')
+        .orderBy('events.id', 'desc')
+        .limit(limit)
+        .execute();
+      if (recent.length === limit) return recent.map((r) => r.id);
+    }
     const rows = await this.filtered(source, filter).select('events.id').orderBy('events.id', 'desc').limit(limit).execute();
     return rows.map((r) => r.id);
   }
