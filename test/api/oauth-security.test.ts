@@ -336,7 +336,7 @@ describe('OAuth security checklist', () => {
     const before = await countGrants();
     const consent = await openConsent(t, cookie, authorizeQuery(app));
     const noCsrf = await postConsent(t, consent, 'approve', { authenticity_token: 'forged' });
-    assert.equal(noCsrf.statusCode, 403);
+    assert.equal(noCsrf.statusCode, 422, 'the page layer refuses a form without its session’s token');
     const other = await openConsent(t, cookie, authorizeQuery(app, { state: 'other' }));
     const mixed = await postConsent(t, consent, 'approve', { consent_ticket: other.fields.consent_ticket as string });
     assert.equal(mixed.statusCode, 403);
@@ -351,7 +351,7 @@ describe('OAuth security checklist', () => {
     const consent = await openConsent(t, cookie, authorizeQuery(app));
     const csrfCookie = cookiesOf(consent.page).join('; ');
     const stolen = await postConsent(t, { ...consent, cookie: [malloryCookie, csrfCookie].join('; ') }, 'approve');
-    assert.equal(stolen.statusCode, 403);
+    assert.equal(stolen.statusCode, 422, 'the token is bound to the session it was drawn for');
     const ok = await postConsent(t, consent, 'approve');
     assert.equal(ok.statusCode, 303);
     const replay = await postConsent(t, consent, 'approve');

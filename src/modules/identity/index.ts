@@ -2,15 +2,9 @@
  * Identity: users, passwords, sessions and the sign-in page, and every token kind that is
  * a row of `personal_access_tokens` (personal, impersonation, project, group).
  *
- * For page routes of other modules (OAuth consent, device page, settings pages), use
- * `identity.pageAuth` (a PageAuth, see page-auth.ts). Pages declare `policy: { auth: 'none' }`:
- *
- *   const actor = await identity.pageAuth.requireSignedIn(request, reply);
- *   if (!actor) return reply;          // sent: 302 to /users/sign_in?redirect_to=<this page>
- *   const csrf = identity.pageAuth.pageCsrf(request, reply);   // `authenticity_token` of every form
- *   if (!identity.pageAuth.verifyPageCsrf(request)) { ...answer 422 }   // in each form POST
- *
- * `identity.pageAuth.currentUser(request)` gives the signed-in actor or null without redirecting.
+ * `identity.pageAuth` (page-auth.service.ts) is what the page layer (src/web) asks through its
+ * ports: the signed-in person of a request's session cookie, and the CSRF token bound to it.
+ * Pages of every module get both from `request.page`, never from here.
  */
 import { noRootRoutes, type ModuleRoutes, type Platform } from '../../infra/platform.js';
 import { bootstrapRoot } from './bootstrap.service.js';
@@ -41,7 +35,7 @@ export type { TokenRow } from './tokens.repository.js';
 export { mapUserBasic, mapUser } from './identity.presenter.js';
 /** Response schemas other modules embed (a snippet's author, an event's author…). */
 export { UserBasic as UserBasicSchema, User as UserSchema } from './identity.schemas.js';
-export { PageAuth, safeRedirect, signInPath } from './page-auth.service.js';
+export { PageAuth } from './page-auth.service.js';
 export { SESSION_COOKIE } from './sessions.service.js';
 export { SettingsNav, SETTINGS_PAGES, settingsCrumbs, type SettingsPage } from './settings-nav.views.js';
 export type { MembershipPort } from './resource-tokens.service.js';

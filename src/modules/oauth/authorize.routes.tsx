@@ -1,17 +1,22 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../../infra/errors/index.js';
-import { sendPage } from '../../web/layout.js';
-import type { PageAuth } from '../identity/index.js';
+import type { ApiApp } from '../../infra/http/index.js';
+import { sendPage, toSignIn } from '../../web/index.js';
 import { AUTHORIZE_PARAMS, type AuthorizeService } from './authorize.service.js';
 import { ConsentPage, OAuthErrorPage } from './oauth.pages.js';
 import { readParams, type OAuthParams } from './params.rules.js';
 
 export interface AuthorizeRouteDeps {
   authorize: AuthorizeService;
-  pageAuth: PageAuth;
 }
 
-const NONE = { policy: { auth: 'none' } } as const;
+// Signing in is optional at the door: `prompt=none` must answer the client, not the sign-in page.
+const PAGE = { page: { signIn: 'optional' } } as const;
+// A page holding an authorization request must not leak it in Referer (RFC 9700 §4.2.4).
+const onSend = async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  reply.header('referrer-policy', 'no-referrer');
+  return payload;
+};
 
 function errorPage(reply: FastifyReply, status: number, error: string, description: string): FastifyReply {
   return sendPage(reply, <OAuthErrorPage title="Authorization failed" error={error} description={description} />, status);
@@ -33,10 +38,11 @@ const field = (body: Record<string, unknown>, name: string): string | undefined 
 
 /**
  * `GET /oauth/authorize` (consent page) and `POST /oauth/authorize` (the user's answer),
- * RFC 6749 §4.1.1–4.1.2. Pages use the identity module's session and CSRF helpers.
+ * RFC 6749 §4.1.1–4.1.2, on the page layer: it resolves the session and checks the consent
+ * form's CSRF token; the OAuth answers (error pages, redirects to the client) are these routes'.
  */
-export function authorizeRoutes(app: FastifyInstance, { authorize, pageAuth }: AuthorizeRouteDeps): void {
-  app.get('/oauth/authorize', { config: NONE }, async (request, reply) => {
+export function authorizePages(web: ApiApp, { authorize }: AuthorizeRouteDeps): void {
+  web.get('/oauth/authorize', { config: PAGE, onSend }, async (request, reply) => {
     const params = paramsOr(reply, request.query);
     if (!params) return reply;
     const pre = await authorize.preAuthorize(params);
@@ -44,16 +50,15 @@ export function authorizeRoutes(app: FastifyInstance, { authorize, pageAuth }: A
     if (pre.kind === 'redirect') return reply.redirect(pre.location, 302);
     const { request: req } = pre;
     const silent = req.prompt.includes('none');
-    if (silent && !(await pageAuth.currentUser(request))) return reply.redirect(authorize.interactionRequired(req, 'login_required'), 302);
-    const actor = await pageAuth.requireSignedIn(request, reply);
-    if (!actor) return reply;
+    const actor = request.page.actor;
+    if (silent && !actor) return reply.redirect(authorize.interactionRequired(req, 'login_required'), 302);
+    if (!actor) return toSignIn(request, reply);
     const { interactionId, issuedAt } = authorize.newInteraction();
     if (!req.prompt.includes('consent') && (await authorize.consentRemembered(req, actor.user.id))) {
       const location = await authorize.approve(req, actor.user.id, interactionId, null);
       if (location) return reply.redirect(location, 302);
     }
     if (silent) return reply.redirect(authorize.interactionRequired(req, 'consent_required'), 302);
-    const csrf = pageAuth.pageCsrf(request, reply);
     const fields: Record<string, string> = {};
     for (const name of AUTHORIZE_PARAMS) {
       const value = params.get(name);
@@ -65,7 +70,7 @@ export function authorizeRoutes(app: FastifyInstance, { authorize, pageAuth }: A
     return sendPage(
       reply,
       <ConsentPage
-        page={{ actor, csrf, flash: null }}
+        page={request.page}
         application={req.application}
         scopes={req.scopes}
         redirectHost={new URL(req.redirectUri).host || req.redirectUri}
@@ -74,13 +79,13 @@ export function authorizeRoutes(app: FastifyInstance, { authorize, pageAuth }: A
     );
   });
 
-  app.post('/oauth/authorize', { config: NONE, bodyLimit: 64 * 1024 }, async (request: FastifyRequest, reply) => {
+  web.post('/oauth/authorize', { config: PAGE, onSend, bodyLimit: 64 * 1024 }, async (request: FastifyRequest, reply) => {
     const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
-    const actor = await pageAuth.currentUser(request);
-    // RFC 6749 §10.12 / checklist B8: a consent answer needs the session, the CSRF token and
-    // the ticket bound to this user, session and request; anything less grants nothing.
+    const actor = request.page.actor;
+    // RFC 6749 §10.12 / checklist B8: a consent answer needs the session, the CSRF token (the
+    // page layer refused the form without it) and the ticket bound to this user, session and
+    // request; anything less grants nothing.
     if (!actor) return errorPage(reply, 403, 'access_denied', 'Your session has ended. Sign in and start again from the application.');
-    if (!pageAuth.verifyPageCsrf(request)) return errorPage(reply, 403, 'invalid_request', 'The form has expired. Go back and try again.');
     const params = paramsOr(reply, Object.fromEntries(AUTHORIZE_PARAMS.filter((n) => n in body).map((n) => [n, body[n]])));
     if (!params) return reply;
     const interactionId = field(body, 'interaction_id') ?? '';

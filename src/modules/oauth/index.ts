@@ -9,7 +9,7 @@ import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import { ApplicationsService } from './applications.service.js';
 import { applicationsApiRoutes } from './applications.routes.js';
 import { applicationsPages } from './applications.page-routes.js';
-import { authorizeRoutes } from './authorize.routes.js';
+import { authorizePages } from './authorize.routes.js';
 import { AuthorizeService } from './authorize.service.js';
 import { devicePages } from './device.routes.js';
 import { DeviceService } from './device.service.js';
@@ -48,7 +48,6 @@ export function createOAuthModule(platform: Platform, deps: OAuthModuleDeps): OA
   const oidc = new OidcService(deps.identity.users, keys, issuer);
   const authorize = new AuthorizeService(storage, clock, issuer, config.secretKeyBase);
   const device = new DeviceService(storage, clock, `${issuer}/oauth/device`);
-  const { pageAuth } = deps.identity;
 
   platform.resolvers.register({ oauthToken: (secret) => tokens.resolve(secret) });
   const housekeeping = registerHousekeepingJob(storage, platform.db, platform.jobs, clock);
@@ -64,6 +63,7 @@ export function createOAuthModule(platform: Platform, deps: OAuthModuleDeps): OA
     routes: (app) => applicationsApiRoutes(app, applications, config.externalUrl),
     pages: (web) => {
       applicationsPages(web, applications);
+      authorizePages(web, { authorize });
       devicePages(web, { device, limiter: platform.limiter, config });
     },
     // Everything at the root lives in a plugin of its own (its hooks and handlers stay the module's),
@@ -89,7 +89,6 @@ export function createOAuthModule(platform: Platform, deps: OAuthModuleDeps): OA
             limiter: platform.limiter,
             limit: config.rateLimits.oauth,
           });
-          authorizeRoutes(scope, { authorize, pageAuth });
         });
         root.addHook('onReady', () => housekeeping.schedule());
       });
