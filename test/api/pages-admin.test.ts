@@ -142,4 +142,46 @@ describe('admin area pages', () => {
     assert.match(storage.body, new RegExp(`href="/${project.full_path}"`));
     assert.equal((await root.request('GET', '/admin/storages/nowhere')).statusCode, 404);
   });
+
+  it('registers, edits, renews and deletes an instance-wide OAuth application', async () => {
+    const page = await root.request('GET', '/admin/applications');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Instance-wide applications \(0\)/);
+    const csrf = TestBrowser.csrfOf(page.body);
+    const refused = await root.request('POST', '/admin/applications', {
+      form: { authenticity_token: csrf, name: 'Grafana', redirect_uri: 'not a uri', scopes: 'openid' },
+    });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /value="Grafana"/, 'the name typed is kept');
+    const created = await root.request('POST', '/admin/applications', {
+      form: { authenticity_token: csrf, name: 'Grafana', redirect_uri: 'https://grafana.example/login/gitlab', scopes: 'openid' },
+    });
+    assert.equal(created.statusCode, 200);
+    const secret = /id="application-secret">([^<]+)</.exec(created.body)?.[1];
+    assert.match(secret ?? '', /^bss_/, 'the secret is shown once');
+    const row = (await t.app.modules.oauth.applications.list(null)).find((app) => app.name === 'Grafana');
+    assert.ok(row);
+    assert.equal(row.owner_id, null, 'it belongs to no user');
+    assert.match((await root.request('GET', '/admin/applications')).body, /Instance-wide applications \(1\)/);
+    assert.doesNotMatch((await plain.request('GET', '/-/user_settings/applications')).body, /Grafana/, "not listed as anyone's own");
+
+    const edited = await root.request('POST', `/admin/applications/${row.id}`, {
+      form: { authenticity_token: csrf, name: 'Grafana EU', redirect_uri: 'https://grafana.example/login/gitlab', scopes: 'openid' },
+    });
+    assert.equal(edited.statusCode, 303);
+    assert.match((await root.request('GET', '/admin/applications')).body, /Application Grafana EU was updated\./);
+    const renewed = await root.request('POST', `/admin/applications/${row.id}/renew`, { form: { authenticity_token: csrf } });
+    assert.notEqual(/id="application-secret">([^<]+)</.exec(renewed.body)?.[1], secret);
+    assert.equal(
+      (await root.request('POST', `/admin/applications/${row.id}/delete`, { form: { authenticity_token: csrf } })).statusCode,
+      303,
+    );
+    assert.equal(
+      (await t.app.modules.oauth.applications.list(null)).find((app) => app.id === row.id),
+      undefined,
+    );
+
+    const other = await plain.request('GET', '/admin/applications');
+    assert.equal(other.statusCode, 403);
+  });
 });

@@ -35,3 +35,20 @@ export function AdminLayout(props: {
 
 export const formatTime = (millis: number | null | undefined): string =>
   millis === null || millis === undefined ? '—' : new Date(millis).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+
+/** The admin area's frame for the OAuth module's instance-wide application pages. */
+export const applicationsFrame = ({
+  title,
+  page,
+  crumbs,
+  children,
+}: {
+  title: string;
+  page: PageState;
+  crumbs: Crumb[];
+  children: ComponentChildren;
+}) => (
+  <AdminLayout title={title} page={page} section="applications" crumbs={crumbs}>
+    {children}
+  </AdminLayout>
+);

@@ -8,9 +8,11 @@ import {
   ApplicationsPage,
   EMPTY_INPUT,
   EditApplicationPage,
+  USER_APPLICATIONS,
   inputOfBody,
   inputOfRow,
   type ApplicationInput,
+  type ApplicationsArea,
 } from './applications.pages.js';
 import type { ApplicationsService, ApplicationWithSecret } from './applications.service.js';
 import * as S from './oauth.schemas.js';
@@ -38,9 +40,43 @@ const bodyOf = (request: FastifyRequest) => (request.body ?? {}) as Record<strin
  * authorized, each with Revoke. Forms post to the `/-/` address.
  */
 export function applicationsPages(web: ApiApp, applications: ApplicationsService): void {
-  const registrant = (request: FastifyRequest) => {
-    const { user } = request.page.actor!;
-    return { ownerId: user.id, isAdmin: user.isAdmin };
+  applicationPagesIn(web, applications, USER_APPLICATIONS, {
+    addresses: [APPLICATIONS_PAGE, OLD_PAGE],
+    policy: { signIn: 'required' },
+    owner: (request) => request.page.actor!.user.id,
+  });
+}
+
+/**
+ * `/admin/applications`: the instance-wide applications (no owner), for administrators, in the
+ * admin area's frame (given by the admin module, which this module does not know).
+ */
+export function instanceApplicationsPages(web: ApiApp, applications: ApplicationsService, frame: ApplicationsArea['frame']): void {
+  const area: ApplicationsArea = {
+    base: '/admin/applications',
+    listTitle: 'Instance-wide applications',
+    emptyText: 'No instance-wide application yet. Fill in the form above to register one for every user of this instance.',
+    authorized: false,
+    frame,
+  };
+  applicationPagesIn(web, applications, area, { addresses: [area.base], policy: { signIn: 'required', admin: true }, owner: () => null });
+}
+
+interface AreaRoutes {
+  /** Every address the pages answer at; forms post to the area's own. */
+  addresses: readonly string[];
+  policy: { signIn: 'required'; admin?: true };
+  /** Whose applications: a user's id, or null for the instance-wide ones. */
+  owner: (request: FastifyRequest) => number | null;
+}
+
+function applicationPagesIn(web: ApiApp, applications: ApplicationsService, area: ApplicationsArea, routes: AreaRoutes): void {
+  const owner = routes.owner;
+  const registrant = (request: FastifyRequest) => ({ ownerId: owner(request), isAdmin: request.page.actor!.user.isAdmin });
+  const ownApplications = async (request: FastifyRequest) => {
+    const ownerId = owner(request);
+    // The admin's list is the applications nobody owns; list(null) gives every application.
+    return ownerId === null ? (await applications.list(null)).filter((app) => app.owner_id === null) : applications.list(ownerId);
   };
 
   const listPage = async (
@@ -50,9 +86,13 @@ export function applicationsPages(web: ApiApp, applications: ApplicationsService
     revealed?: ApplicationWithSecret,
   ): Promise<preact.VNode> => {
     const { user } = request.page.actor!;
-    const [own, authorizations] = await Promise.all([applications.list(user.id), applications.authorizations(user.id)]);
+    const [own, authorizations] = await Promise.all([
+      ownApplications(request),
+      area.authorized ? applications.authorizations(user.id) : Promise.resolve([]),
+    ]);
     return (
       <ApplicationsPage
+        area={area}
         page={request.page}
         applications={own}
         authorizations={authorizations}
@@ -67,9 +107,10 @@ export function applicationsPages(web: ApiApp, applications: ApplicationsService
     listPage(request, inputOfBody(body), errors);
 
   const editPage = async (request: FastifyRequest, input: ApplicationInput | null, errors: FieldErrors) => {
-    const application = await applications.get(idOf(request), request.page.actor!.user.id);
+    const application = await applications.get(idOf(request), owner(request));
     return (
       <EditApplicationPage
+        area={area}
         page={request.page}
         application={application}
         scopes={registrableScopes(request.page.actor!.user.isAdmin)}
@@ -81,12 +122,12 @@ export function applicationsPages(web: ApiApp, applications: ApplicationsService
   const editForm = (request: FastifyRequest, body: Record<string, unknown>, errors: FieldErrors) =>
     editPage(request, inputOfBody(body), errors);
 
-  const signedIn = { signIn: 'required' } as const;
+  const signedIn = routes.policy;
   const action = { schema: { params: S.ApplicationIdParams, body: ActionForm }, config: { page: signedIn } };
   const reveal = async (request: FastifyRequest, reply: FastifyReply, revealed: ApplicationWithSecret) =>
     sendPage(reply, await listPage(request, EMPTY_INPUT, {}, revealed));
 
-  for (const base of [APPLICATIONS_PAGE, OLD_PAGE]) {
+  for (const base of routes.addresses) {
     web.get(base, { config: { page: signedIn } }, async (request, reply) => sendPage(reply, await listPage(request, EMPTY_INPUT, {})));
 
     web.post(
@@ -119,7 +160,7 @@ export function applicationsPages(web: ApiApp, applications: ApplicationsService
         const input = inputOfBody(bodyOf(request));
         try {
           const updated = await applications.update(idOf(request), input, registrant(request));
-          return reply.redirectWithFlash(APPLICATIONS_PAGE, { kind: 'notice', text: `Application ${updated.name} was updated.` });
+          return reply.redirectWithFlash(area.base, { kind: 'notice', text: `Application ${updated.name} was updated.` });
         } catch (error) {
           if (!(error instanceof ValidationError)) throw error;
           return sendPage(reply, await editPage(request, input, fieldErrorsOf(error)), 400);
@@ -128,22 +169,23 @@ export function applicationsPages(web: ApiApp, applications: ApplicationsService
     );
 
     web.post(`${base}/:id/renew`, action, async (request, reply) =>
-      reveal(request, reply, await applications.renewSecret(idOf(request), request.page.actor!.user.id)),
+      reveal(request, reply, await applications.renewSecret(idOf(request), owner(request))),
     );
 
     web.post(`${base}/:id/delete`, action, async (request, reply) => {
-      const application = await applications.get(idOf(request), request.page.actor!.user.id);
-      await applications.remove(application.id, request.page.actor!.user.id);
-      return reply.redirectWithFlash(APPLICATIONS_PAGE, { kind: 'notice', text: `Application ${application.name} was deleted.` });
+      const application = await applications.get(idOf(request), owner(request));
+      await applications.remove(application.id, owner(request));
+      return reply.redirectWithFlash(area.base, { kind: 'notice', text: `Application ${application.name} was deleted.` });
     });
 
+    if (!area.authorized) continue;
     web.post(`${base}/authorized/:id/revoke`, action, async (request, reply) => {
       const { user } = request.page.actor!;
       const authorized = (await applications.authorizations(user.id)).find((a) => a.application.id === idOf(request));
       // Revoking also ends codes and device grants not yet redeemed, which the list does not show.
       await applications.revokeAuthorization(user.id, idOf(request));
       const name = authorized?.application.name ?? 'the application';
-      return reply.redirectWithFlash(APPLICATIONS_PAGE, { kind: 'notice', text: `Access of ${name} to your account was revoked.` });
+      return reply.redirectWithFlash(area.base, { kind: 'notice', text: `Access of ${name} to your account was revoked.` });
     });
   }
 }

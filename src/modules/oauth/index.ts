@@ -5,10 +5,12 @@
  * lifetimes and policy in oauth.defaults.ts.
  */
 import { oauthErrorHandler } from '../../infra/errors/index.js';
+import type { ApiApp } from '../../infra/http/index.js';
 import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import { ApplicationsService } from './applications.service.js';
 import { applicationsApiRoutes } from './applications.routes.js';
-import { applicationsPages } from './applications.page-routes.js';
+import { applicationsPages, instanceApplicationsPages } from './applications.page-routes.js';
+import type { ApplicationsArea } from './applications.pages.js';
 import { authorizePages } from './authorize.routes.js';
 import { AuthorizeService } from './authorize.service.js';
 import { devicePages } from './device.routes.js';
@@ -25,6 +27,7 @@ import { OAUTH_CREDENTIALS_TABLES } from './oauth.epochs.js';
 export { OAUTH_DEFAULTS } from './oauth.defaults.js';
 export type { OAuthModuleDeps } from './oauth.deps.js';
 export type { ApplicationsService } from './applications.service.js';
+export type { ApplicationsArea } from './applications.pages.js';
 export type { OAuthTokens } from './tokens.service.js';
 
 /**
@@ -34,6 +37,8 @@ export type { OAuthTokens } from './tokens.service.js';
 export interface OAuthModule extends ModuleRoutes {
   readonly applications: ApplicationsService;
   readonly tokens: OAuthTokens;
+  /** The instance-wide applications' pages at `/admin/applications`, in the admin area's frame. */
+  instanceApplicationPages(web: ApiApp, frame: ApplicationsArea['frame']): void;
 }
 
 export function createOAuthModule(platform: Platform, deps: OAuthModuleDeps): OAuthModule {
@@ -61,6 +66,7 @@ export function createOAuthModule(platform: Platform, deps: OAuthModuleDeps): OA
     applications,
     tokens,
     routes: (app) => applicationsApiRoutes(app, applications, config.externalUrl),
+    instanceApplicationPages: (web, frame) => instanceApplicationsPages(web, applications, frame),
     pages: (web) => {
       applicationsPages(web, applications);
       authorizePages(web, { authorize });
