@@ -1,32 +1,18 @@
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { chromiumSkip, freePort, launchChromium } from '../helpers/chromium.js';
+import type { TestApp } from '../helpers/app.js';
+import { chromiumSkip, launchChromium, listeningApp, shootAtWidths } from '../helpers/chromium.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { form, registerApp, type TestClient } from '../helpers/oauth.js';
-
-/** Where the screenshots go for a person to review (CI keeps the folder as an artifact). */
-const SHOTS = path.resolve('test-output/screenshots/account');
-const WIDTHS = [1280, 390] as const;
 
 async function click(page: Page, target: ReturnType<Page['getByRole']>): Promise<void> {
   await Promise.all([page.waitForNavigation(), target.click()]);
 }
 
 /** Screenshots of the page as it is (a POST's answer too) at both widths; none may be wider than the screen. */
-async function shoot(page: Page, name: string, wide: string[]): Promise<void> {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: path.join(SHOTS, `${width}-${name}.png`), fullPage: true });
-    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-    if (scrollWidth > width) wide.push(`${name} at ${width}px is ${scrollWidth}px wide`);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+const shoot = (page: Page, name: string, wide: string[]) => shootAtWidths(page, 'account', name, wide);
 
 /** Opens the user menu in the header and follows one of its links. */
 async function fromUserMenu(page: Page, username: string, label: string): Promise<void> {
@@ -44,10 +30,7 @@ describe('account self-service in Chromium', { skip: chromiumSkip }, () => {
   const wide: string[] = [];
 
   before(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ manualClock: false, env: { EXTERNAL_URL: base } });
-    await t.app.listen({ host: '127.0.0.1', port });
+    ({ t, base } = await listeningApp());
     callbackServer = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('client callback'));
     await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
     const address = callbackServer.address();
@@ -59,7 +42,6 @@ describe('account self-service in Chromium', { skip: chromiumSkip }, () => {
       name: 'Weather dashboard',
     });
     browser = await launchChromium();
-    mkdirSync(SHOTS, { recursive: true });
   });
 
   after(async () => {

@@ -1,28 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { chromiumSkip, freePort, launchChromium } from '../helpers/chromium.js';
+import { chromiumSkip, launchChromium, listeningApp, shootAtWidths } from '../helpers/chromium.js';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
 import { settle } from '../helpers/alerts.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
 
 const skip = chromiumSkip;
-/** Where the screenshots go for a person to review (CI keeps the folder as an artifact). */
-const SHOTS = path.resolve('test-output/screenshots/alerts');
-const WIDTHS = [1280, 390] as const;
 
 /** Screenshots of the page at both widths; none may be wider than the screen. */
-async function shoot(page: Page, name: string, wide: string[]): Promise<void> {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: path.join(SHOTS, `${width}-${name}.png`), fullPage: true });
-    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-    if (scrollWidth > width) wide.push(`${name} at ${width}px is ${scrollWidth}px wide`);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+const shoot = (page: Page, name: string, wide: string[]) => shootAtWidths(page, 'alerts', name, wide);
 
 /** A maintainer in Chromium: signs in, creates an integration on Settings > Monitor, copies URL and key, sends a test alert. */
 describe('Settings > Monitor and Monitor > Alerts in Chromium', { skip }, () => {
@@ -33,12 +20,8 @@ describe('Settings > Monitor and Monitor > Alerts in Chromium', { skip }, () => 
   let fullPath: string;
 
   before(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ manualClock: false, env: { EXTERNAL_URL: base } });
+    ({ t, base } = await listeningApp());
     await settle(t);
-    await t.app.listen({ host: '127.0.0.1', port });
     owner = await createUser(t.app);
     fullPath = (await createProject(t.app, owner)).full_path;
     browser = await launchChromium();

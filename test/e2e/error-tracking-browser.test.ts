@@ -1,49 +1,20 @@
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import path from 'node:path';
-import { createServer } from 'node:net';
-import { chromiumSkip, launchChromium } from '../helpers/chromium.js';
+import { chromiumSkip, launchChromium, listeningApp, shootAtWidths } from '../helpers/chromium.js';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { enableTracking, envelope, envelopePath, exceptionEvent, hex32, sentryAuth, storePath } from '../helpers/sentry.js';
 
 const skip = chromiumSkip;
-/** Where the screenshots go for a person to review (CI keeps the folder as an artifact). */
-const SHOTS = path.resolve('test-output/screenshots/error-tracking');
-const WIDTHS = [1280, 390] as const;
 
 /** Screenshots of the page at both widths; none may be wider than the screen. */
-async function shoot(page: Page, name: string, wide: string[]): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: path.join(SHOTS, `${width}-${name}.png`), fullPage: true });
-    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-    if (scrollWidth > width) wide.push(`${name} at ${width}px is ${scrollWidth}px wide`);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+const shoot = (page: Page, name: string, wide: string[]) => shootAtWidths(page, 'error-tracking', name, wide);
 
 /** Basalt listening on its own port (its EXTERNAL_URL), with a project whose error tracking is on. */
 async function trackedServer(): Promise<{ t: TestApp; base: string; owner: TestUser; projectId: number; fullPath: string; key: string }> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const t = await createTestApp({ manualClock: false, env: { EXTERNAL_URL: base } });
-  await t.app.listen({ host: '127.0.0.1', port });
+  const { t, base } = await listeningApp();
   const owner = await createUser(t.app);
   const project = await createProject(t.app, owner);
   const projectId = project.id;

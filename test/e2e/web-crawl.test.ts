@@ -9,7 +9,7 @@ import { addMember, createGroup, createProject, createUser, type TestUser } from
 import { projectWithAlertAndError } from '../helpers/pages.js';
 
 /** Where the screenshots go for a person to review (CI keeps the folder as an artifact). */
-const SHOTS = path.resolve('test-output/screenshots');
+const SHOTS = path.resolve('test-output/screenshots/crawl');
 /** Bounds of the crawl: links followed from `/` this deep, and this many pages at most per person. */
 const DEPTH = 3;
 const MAX_PAGES = 120;

@@ -1,6 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { createServer } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { createTestApp, type TestApp, type TestAppOptions } from './app.js';
 
 /** Debian's Chromium, never a downloaded browser. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -36,4 +38,33 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/** The widths every page is looked at in: a desktop and a phone. */
+export const SCREEN_WIDTHS = [1280, 390] as const;
+
+/**
+ * Screenshots of the page as it is (a POST's answer too) at both widths into
+ * test-output/screenshots/<folder>, for a person to review; a page wider than the screen is
+ * recorded in `wide` for the test to assert on.
+ */
+export async function shootAtWidths(page: Page, folder: string, name: string, wide: string[]): Promise<void> {
+  const dir = path.resolve('test-output/screenshots', folder);
+  mkdirSync(dir, { recursive: true });
+  for (const width of SCREEN_WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: path.join(dir, `${width}-${name}.png`), fullPage: true });
+    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (scrollWidth > width) wide.push(`${name} at ${width}px is ${scrollWidth}px wide`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** The real app listening on 127.0.0.1 at the address it names as its EXTERNAL_URL (real time, for browsers). */
+export async function listeningApp(options: TestAppOptions = {}): Promise<{ t: TestApp; base: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await createTestApp({ manualClock: false, ...options, env: { EXTERNAL_URL: base, ...options.env } });
+  await t.app.listen({ host: '127.0.0.1', port });
+  return { t, base };
 }
