@@ -14,7 +14,7 @@ const SHOTS = path.resolve('test-output/screenshots/crawl');
 const DEPTH = 3;
 const MAX_PAGES = 120;
 /** Pages of one kind (numbers and query folded) visited at most this often: one more page of a list adds nothing. */
-const PER_KIND = 2;
+const PER_KIND = 1;
 /** Links to files rather than pages (a snippet's raw content) must open, in their own type. */
 const FILE_LINK = /\/raw$/;
 
@@ -197,8 +197,17 @@ describe('the web application as people navigate it, in Chromium', { skip: chrom
     rmSync(SHOTS, { recursive: true, force: true });
     mkdirSync(SHOTS, { recursive: true });
     // Stable names: the seeded paths are replaced by what they are.
+    // One screenshot per kind of page: every project's `/-/…` pages are one kind.
+    const projectPage = (url: string) => {
+      const at = new URL(url).pathname.indexOf('/-/');
+      return at > 0 && !new URL(url).pathname.startsWith('/groups/') ? `${base}/GROUP/PROJECT${new URL(url).pathname.slice(at)}` : url;
+    };
     const nameOf = (url: string) =>
-      shapeOf(url.replace(`/${projectPath}`, '/GROUP/PROJECT').replace(`/groups/${projectPath.split('/')[0]}`, '/groups/GROUP'))
+      shapeOf(
+        projectPage(url)
+          .replace(`/${projectPath}`, '/GROUP/PROJECT')
+          .replace(`/groups/${projectPath.split('/')[0]}`, '/groups/GROUP'),
+      )
         .replace(/\//g, '_')
         .replace(/^_?$/, '_home');
     const shapes = new Map<string, string>();
