@@ -128,11 +128,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   known.watch(app);
   // The page layer's ports are the identity and projects modules', created below.
   let pagePorts: PagePorts | null = null;
-  const browserNotFound = notFoundPage({
+  const browserRefusal = notFoundPage({
     currentUser: (request) => pagePorts?.currentUser(request) ?? Promise.resolve(null),
     csrfToken: (request, reply) => pagePorts?.csrfToken(request, reply) ?? '',
   });
-  installMethodNotAllowed(app, known, browserNotFound);
+  installMethodNotAllowed(app, known, browserRefusal);
   installJsonParser(app);
   await app.register(formbody, { bodyLimit: config.bodyLimit });
   installParamCoercion(app);

@@ -48,6 +48,7 @@ const TITLES: Record<number, string> = {
 
 const DEFAULT_TEXT: Record<number, string> = {
   404: 'The page does not exist, or you are not allowed to see it. If you think it should be here, sign in or ask an owner for access.',
+  405: 'This address is not opened that way. Follow a link or a button to it instead.',
   500: 'The error has been logged. Try again in a moment; if it keeps happening, tell your administrator.',
 };
 
@@ -70,7 +71,9 @@ export function renderErrorPage(request: FastifyRequest, reply: FastifyReply, st
     reply,
     <Layout title={title} page={page}>
       <h1>{title}</h1>
-      <Flash kind="error">{text ?? DEFAULT_TEXT[status] ?? DEFAULT_TEXT[500]!}</Flash>
+      <Flash kind="error">
+        {text ?? DEFAULT_TEXT[status] ?? (status >= 500 ? DEFAULT_TEXT[500] : 'The request could not be answered.')}
+      </Flash>
       <p>
         <a href="/">Go to your dashboard</a>
       </p>

@@ -226,4 +226,26 @@ describe('the web application as people navigate it, in Chromium', { skip: chrom
     }
     assert.deepEqual(tooWide, []);
   });
+
+  it('an administrator reaches every page of the admin area by links, each fitting 1280 and 390 px', async () => {
+    const context = await browser.newContext();
+    const page = await signIn(context, base, 'root', 'root-password-123');
+    const { visits, problems } = await crawl(page, base, [`${base}/admin`]);
+    assert.deepEqual(problems, []);
+    const paths = new Set(visits.map((v) => new URL(v.url).pathname));
+    for (const expected of ['/admin/users', '/admin/users/new', '/admin/applications', '/admin/storages', '/admin/storages/default'])
+      assert.ok(paths.has(expected), `${expected} is reached from /admin`);
+    const tooWide: string[] = [];
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const url of visits.map((v) => v.url).filter((u) => new URL(u).pathname.startsWith('/admin'))) {
+        await page.goto(url);
+        await page.screenshot({ path: path.join(SHOTS, `${width}${shapeOf(url).replace(/\//g, '_')}.png`), fullPage: true });
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        if (overflow > 1) tooWide.push(`${url} at ${width} px is wider than the screen by ${overflow} px`);
+      }
+    }
+    assert.deepEqual(tooWide, []);
+    await context.close();
+  });
 });

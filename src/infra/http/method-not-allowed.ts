@@ -1,25 +1,24 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MethodNotAllowedError, NotFoundError } from '../errors/index.js';
-import { KnownRoutes } from './known-routes.js';
+import { MethodNotAllowedError, NotFoundError, type AppError } from '../errors/index.js';
+import type { KnownRoutes } from './known-routes.js';
 
-/** Answers a not-found request another way (the page layer's 404 page for a browser), or declines with null. */
-export type NotFoundPage = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | null>;
+/** Answers the 404 or 405 another way (the page layer's page for a browser), or declines with null. */
+export type BrowserRefusal = (request: FastifyRequest, reply: FastifyReply, error: AppError) => Promise<FastifyReply | null>;
 
 /**
  * Fastify answers 404 for a known path with an unknown method; SPEC "Errors" wants 405 with
  * `Allow`. The known routes tell the not-found handler which methods the path has.
  */
-export function installMethodNotAllowed(app: FastifyInstance, known?: KnownRoutes, notFoundPage?: NotFoundPage): void {
-  const routes = known ?? new KnownRoutes();
-  if (!known) routes.watch(app);
+export function installMethodNotAllowed(app: FastifyInstance, known: KnownRoutes, browserRefusal?: BrowserRefusal): void {
   app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const allow = routes.allowed(path);
-    if (allow.length > 0 && !allow.includes(request.method as (typeof allow)[number])) {
-      throw new MethodNotAllowedError(allow.includes('GET') ? ['GET', 'HEAD', ...allow.filter((m) => m !== 'GET')] : allow);
-    }
-    const page = notFoundPage ? await notFoundPage(request, reply) : null;
+    const allow = known.allowed(path);
+    const error =
+      allow.length > 0 && !allow.includes(request.method as (typeof allow)[number])
+        ? new MethodNotAllowedError(allow.includes('GET') ? ['GET', 'HEAD', ...allow.filter((m) => m !== 'GET')] : allow)
+        : new NotFoundError();
+    const page = browserRefusal ? await browserRefusal(request, reply, error) : null;
     if (page) return page;
-    throw new NotFoundError();
+    throw error;
   });
 }

@@ -38,8 +38,8 @@ export function overviewPages(web: ApiApp, deps: AdminPageDeps): void {
           <a class="button" href="/admin/users/new">
             New user
           </a>{' '}
-          <a class="button secondary" href="/admin/applications/new">
-            New application
+          <a class="button secondary" href="/admin/applications">
+            OAuth applications
           </a>
         </p>
       </AdminLayout>,

@@ -82,7 +82,7 @@ function UserView({ page, user, errors }: { page: PageState; user: UserRow; erro
         <h1>
           {user.name} <span class="muted">@{user.username}</span>
         </h1>
-        <a href={`/${user.username}`}>Public profile</a>
+        {user.bot === 1 ? null : <a href={`/${user.username}`}>Public profile</a>}
       </div>
       <dl class="facts">
         <dt>Email</dt>
