@@ -244,18 +244,18 @@ describe('error tracking views: pages', () => {
     assert.equal(list.statusCode, 200);
     assert.match(list.body, /No errors yet/);
     const settings = `/${project.full_path}/-/settings/operations`;
-    assert.ok(list.body.includes(`href="${settings}">Set up error tracking</a>`));
+    assert.ok(list.body.includes(`href="${settings}#error-tracking-settings">Get the DSN and setup snippets</a>`));
     const page = await browser.request('GET', settings);
     assert.match(page.body, /id="error-tracking-state">disabled</);
     const enabled = await browser.request('POST', `${settings}/error_tracking`, {
       form: { authenticity_token: TestBrowser.csrfOf(page.body), active: 'true' },
     });
     assert.equal(enabled.statusCode, 303);
-    assert.equal(enabled.headers.location, settings);
+    assert.equal(enabled.headers.location, `${settings}#error-tracking-settings`);
     const on = await browser.request('GET', settings);
     assert.match(on.body, /id="error-tracking-state">enabled</);
     assert.match(on.body, /Error tracking is enabled\./);
-    const dsn = /<code class="dsn"[^>]*>([^<]+)</.exec(on.body)?.[1];
+    const dsn = /<input id="dsn" type="text" readonly value="([^"]+)"/.exec(on.body)?.[1];
     const keys = (await t.api('GET', `/projects/${project.id}/error_tracking/client_keys`)).json();
     assert.equal(dsn, keys[0].tracker_dsn);
     const bad = await browser.request('POST', `${settings}/error_tracking`, {
@@ -270,7 +270,7 @@ describe('error tracking views: pages', () => {
     await d.signIn(developer.user.username, 'password-123');
     const theirs = await d.request('GET', `/${project.full_path}/-/error_tracking`);
     assert.equal(theirs.statusCode, 200);
-    assert.ok(!theirs.body.includes('Set up error tracking'));
+    assert.ok(!theirs.body.includes('setup snippets</a>'));
     assert.equal((await d.request('GET', settings)).statusCode, 403);
     const refused = await d.request('POST', `${settings}/error_tracking`, {
       form: { authenticity_token: await d.csrf(), active: 'false' },

@@ -22,6 +22,37 @@ export interface ErrorDetails {
   last30d: Bucket[];
 }
 
+/** One event of an error as the error page shows it, with its neighbours in time. */
+export interface EventView {
+  event: ErrorEventRow;
+  latest: boolean;
+  older: string | null;
+  newer: string | null;
+}
+
+/** A page of the error list with each row's events per hour over the last 24 hours. */
+export interface ErrorListPage {
+  rows: ErrorRow[];
+  more: boolean;
+  /** Matching errors, counted up to COUNT_CAP + 1. */
+  count: number;
+  users: Map<number, number>;
+  sparklines: Map<number, Bucket[]>;
+}
+
+const buckets = (from: number, hours: number, counts: Map<number, number> | undefined): Bucket[] =>
+  Array.from({ length: hours }, (_, i) => ({ at: from + i * HOUR, count: counts?.get(from + i * HOUR) ?? 0 }));
+
+/** Hourly buckets summed per UTC day, the current day last (the error page's 30-day chart). */
+export function dailyOf(hourly: readonly Bucket[]): Bucket[] {
+  const byDay = new Map<number, number>();
+  for (const b of hourly) {
+    const day = b.at - (b.at % (24 * HOUR));
+    byDay.set(day, (byDay.get(day) ?? 0) + b.count);
+  }
+  return [...byDay].map(([at, count]) => ({ at, count }));
+}
+
 /** Reading grouped errors, changing their status, and opening an issue from one. */
 export class ErrorsService {
   constructor(
@@ -36,6 +67,38 @@ export class ErrorsService {
     const { rows, total } = await this.repo.list(projectId, filter, limit, offset);
     const users = await this.repo.userCounts(rows.map((r) => r.id));
     return { rows, total, users };
+  }
+
+  /** The list page: rows, capped count, users and 24-hour sparklines in a fixed number of statements. */
+  async page(projectId: number, filter: ErrorFilter, limit: number, offset: number): Promise<ErrorListPage> {
+    const { rows, more, count } = await this.repo.page(projectId, filter, limit, offset);
+    const ids = rows.map((r) => r.id);
+    const { from, hours } = this.window(24);
+    const [users, hourly] = await Promise.all([this.repo.userCounts(ids), this.repo.hourlyCountsOf(ids, from)]);
+    const sparklines = new Map(rows.map((r) => [r.id, buckets(from, hours, hourly.get(r.id))]));
+    return { rows, more, count, users, sparklines };
+  }
+
+  /** Errors per status (each capped at COUNT_CAP + 1) for the list's tabs. */
+  statusCounts(projectId: number) {
+    return this.repo.statusCounts(projectId);
+  }
+
+  hasAny(projectId: number): Promise<boolean> {
+    return this.repo.hasAny(projectId);
+  }
+
+  /**
+   * The event the error page shows: `eventId`'s, or the latest; with the ids of the events just
+   * older and newer. Undefined when the error has no such event.
+   */
+  async event(error: ErrorRow, eventId: string | undefined): Promise<EventView | undefined> {
+    const latest = await this.repo.latestEvent(error.id);
+    const event =
+      eventId === undefined || eventId === latest?.event_id ? latest : await this.repo.findEvent(error.project_id, error.id, eventId);
+    if (!event) return undefined;
+    const [older, newer] = await Promise.all([this.repo.neighbourEvent(event, 'older'), this.repo.neighbourEvent(event, 'newer')]);
+    return { event, latest: event.id === latest?.id, older: older?.event_id ?? null, newer: newer?.event_id ?? null };
   }
 
   async get(projectId: number, errorId: number): Promise<ErrorRow> {
@@ -63,10 +126,14 @@ export class ErrorsService {
 
   /** Hourly event counts for the last `hours` hours, oldest first, the current hour last. */
   async frequency(errorId: number, hours: number): Promise<Bucket[]> {
+    const { from } = this.window(hours);
+    return buckets(from, hours, await this.repo.hourlyCounts(errorId, from));
+  }
+
+  /** The last `hours` whole hours, the current one last. */
+  private window(hours: number): { from: number; hours: number } {
     const current = this.clock.now() - (this.clock.now() % HOUR);
-    const from = current - (hours - 1) * HOUR;
-    const counts = await this.repo.hourlyCounts(errorId, from);
-    return Array.from({ length: hours }, (_, i) => ({ at: from + i * HOUR, count: counts.get(from + i * HOUR) ?? 0 }));
+    return { from: current - (hours - 1) * HOUR, hours };
   }
 
   events(errorId: number, limit: number, offset: number) {

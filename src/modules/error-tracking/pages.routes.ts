@@ -5,8 +5,8 @@ import { IntegerId, deepestPage, type ApiApp } from '../../infra/http/index.js';
 import { ROLE, sendPage, type Crumb } from '../../web/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import { Sort, Status } from './error-tracking.schemas.js';
-import { STATUS_TABS, errorListPage, errorPage, type ErrorsFrame } from './errors.pages.js';
-import { stackTraceOf } from './errors.presenter.js';
+import { STATUS_TABS, errorListPage, errorPage, releasesPage, type ErrorsFrame } from './errors.pages.js';
+import { mapReleaseHealth, stackTraceOf } from './errors.presenter.js';
 import { errorPagePath, monitorSettingsPath, type ErrorTrackingDeps } from './error-tracking.deps.js';
 
 const PER_PAGE = 20;
@@ -15,20 +15,34 @@ const ListQuery = Type.Object({
   status: Type.Optional(Type.Union(STATUS_TABS.map((s) => Type.Literal(s)))),
   sort: Type.Optional(Sort),
   search: Type.Optional(Type.String({ maxLength: 255 })),
+  environment: Type.Optional(Type.String({ maxLength: 255 })),
+  release: Type.Optional(Type.String({ maxLength: 255 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: deepestPage(PER_PAGE) })),
 });
+const DetailsQuery = Type.Object({ event: Type.Optional(Type.String({ maxLength: 64 })) });
+const PageQuery = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, maximum: deepestPage(PER_PAGE) })) });
+const KeyParams = Type.Object({ project: ProjectRef, key_id: IntegerId });
+/** Release health looks back this far (the session counters are kept as long as events). */
+const RELEASE_DAYS = 30;
 const ProjectParams = Type.Object({ project: ProjectRef });
 const ErrorParams = Type.Object({ project: ProjectRef, error_id: IntegerId });
 const Token = Type.Optional(Type.String({ maxLength: 256 }));
 const StatusForm = Type.Object({ authenticity_token: Token, status: Status });
 const ActionForm = Type.Object({ authenticity_token: Token });
-const ToggleForm = Type.Object({ authenticity_token: Token, active: Type.Union([Type.Literal('true'), Type.Literal('false')]) });
+// An unticked checkbox sends nothing: `active` absent switches tracking off.
+const ToggleForm = Type.Object({
+  authenticity_token: Token,
+  active: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+});
 
 const NOTICES: Record<string, string> = {
   resolved: 'The error was marked resolved.',
   ignored: 'The error is now ignored.',
   unresolved: 'The error was reopened.',
 };
+
+/** Back to the error tracking section of Settings > Monitor. */
+const setupUrl = (project: ProjectRow) => `${monitorSettingsPath(project.full_path)}#error-tracking-settings`;
 
 const queryOf = (request: FastifyRequest) => {
   const at = request.url.indexOf('?');
@@ -63,15 +77,28 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     { schema: { params: ProjectParams, querystring: ListQuery }, config: { page: { signIn: 'required', project: ROLE.reporter } } },
     async (request, reply) => {
       const { project, level } = resolved(request);
-      const status = request.query.status ?? 'unresolved';
-      const sort = request.query.sort ?? 'last_seen';
-      const search = request.query.search?.trim() ?? '';
-      const page = request.query.page ?? 1;
-      const filter = { status: status === 'all' ? undefined : status, search: search || undefined, sort };
-      const { rows, total, users } = await errors.list(project.id, filter, PER_PAGE, (page - 1) * PER_PAGE);
+      const q = request.query;
+      const query = {
+        status: q.status ?? 'unresolved',
+        sort: q.sort ?? 'last_seen',
+        search: q.search?.trim() ?? '',
+        environment: q.environment?.trim() ?? '',
+        release: q.release?.trim() ?? '',
+        page: q.page ?? 1,
+      } as const;
+      const filter = {
+        status: query.status === 'all' ? undefined : query.status,
+        search: query.search || undefined,
+        environment: query.environment || undefined,
+        release: query.release || undefined,
+        sort: query.sort,
+      };
+      const [list, counts] = await Promise.all([
+        errors.page(project.id, filter, PER_PAGE, (query.page - 1) * PER_PAGE),
+        errors.statusCounts(project.id),
+      ]);
       // An empty tab of a project that has errors is not the empty state that leads to setup.
-      const empty =
-        total === 0 && (filter.status === undefined && !filter.search ? true : (await errors.list(project.id, { sort }, 1, 0)).total === 0);
+      const empty = list.rows.length === 0 && query.page === 1 && [...counts.values()].every((n) => n === 0);
       return sendPage(
         reply,
         errorListPage({
@@ -79,14 +106,34 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
           project,
           canSetUp: level >= ROLE.maintainer,
           empty,
-          rows,
-          users,
-          status,
-          sort,
-          search,
+          list,
+          counts,
+          query,
+        }),
+      );
+    },
+  );
+
+  app.get(
+    '/-/p/:project/error_tracking/releases',
+    { schema: { params: ProjectParams, querystring: PageQuery }, config: { page: { signIn: 'required', project: ROLE.reporter } } },
+    async (request, reply) => {
+      const { project, level } = resolved(request);
+      const page = request.query.page ?? 1;
+      const { rows } = await errors.releaseHealth(project.id, RELEASE_DAYS, PER_PAGE + 1, (page - 1) * PER_PAGE);
+      return sendPage(
+        reply,
+        releasesPage({
+          frame: await frame(request, project, level, [
+            { label: 'Error tracking', href: errorPagePath(project.full_path) },
+            { label: 'Release health' },
+          ]),
+          project,
+          days: RELEASE_DAYS,
+          rows: rows.slice(0, PER_PAGE).map(mapReleaseHealth),
           page,
-          totalPages: Math.max(1, Math.ceil(total / PER_PAGE)),
-          total,
+          more: rows.length > PER_PAGE,
+          canSetUp: level >= ROLE.maintainer,
         }),
       );
     },
@@ -94,12 +141,19 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
 
   app.get(
     '/-/p/:project/error_tracking/:error_id/details',
-    { schema: { params: ErrorParams }, config: { page: { signIn: 'required', project: ROLE.reporter } } },
+    {
+      schema: { params: ErrorParams, querystring: DetailsQuery },
+      config: { page: { signIn: 'required', project: ROLE.reporter } },
+    },
     async (request, reply) => {
       const { project, level } = resolved(request);
       const error = await errors.find(project.id, request.params.error_id);
       if (!error) throw new NotFoundError('Error');
-      const details = await errors.details(error);
+      const asked = request.query.event?.trim().toLowerCase().replaceAll('-', '') || undefined;
+      const [details, chosen] = await Promise.all([errors.details(error), errors.event(error, asked)]);
+      // An event id the error does not have: the latest is shown, with a message (404, as a missing page).
+      const view = chosen ?? (asked !== undefined ? await errors.event(error, undefined) : undefined);
+      const missingEvent = asked !== undefined && chosen === undefined ? asked : null;
       return sendPage(
         reply,
         errorPage({
@@ -109,9 +163,12 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
           ]),
           project,
           details,
-          trace: stackTraceOf(details.latest?.payload),
+          view,
+          missingEvent,
+          trace: stackTraceOf(view?.event.payload),
           canWrite: level >= ROLE.developer,
         }),
+        missingEvent === null ? 200 : 404,
       );
     },
   );
@@ -149,10 +206,34 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
       const { project } = resolved(request);
       const active = request.body.active === 'true';
       await settings.put(project.id, { active, integrated: true });
-      return reply.redirectWithFlash(monitorSettingsPath(project.full_path), {
+      return reply.redirectWithFlash(setupUrl(project), {
         kind: 'notice',
         text: active ? 'Error tracking is enabled.' : 'Error tracking is disabled.',
       });
+    },
+  );
+
+  // Client keys on the same page: the spec's rotation (create, confirm in the list, delete the old one).
+  app.post(
+    '/-/p/:project/settings/operations/error_tracking/client_keys',
+    { schema: { params: ProjectParams, body: ActionForm }, config: { page: { signIn: 'required', project: ROLE.maintainer } } },
+    async (request, reply) => {
+      const { project } = resolved(request);
+      const key = await settings.createKey(project.id);
+      return reply.redirectWithFlash(setupUrl(project), {
+        kind: 'notice',
+        text: `Client key ${key.public_key} was created; its DSN is listed under Client keys.`,
+      });
+    },
+  );
+
+  app.post(
+    '/-/p/:project/settings/operations/error_tracking/client_keys/:key_id/revoke',
+    { schema: { params: KeyParams, body: ActionForm }, config: { page: { signIn: 'required', project: ROLE.maintainer } } },
+    async (request, reply) => {
+      const { project } = resolved(request);
+      const key = await settings.deleteKey(project.id, request.params.key_id);
+      return reply.redirectWithFlash(setupUrl(project), { kind: 'notice', text: `Client key ${key.public_key} was revoked.` });
     },
   );
 

@@ -10,6 +10,7 @@ import { oauthTokenIdsMigration } from './0009_oauth_token_ids.js';
 import { errorEventIdsMigration } from './0010_error_event_ids.js';
 import { errorFingerprintKeysMigration } from './0011_error_fingerprint_keys.js';
 import { projectsActivityIndexMigration } from './0012_projects_activity_index.js';
+import { errorPagesMigration } from './0016_error_pages.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -33,4 +34,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0010_error_event_ids': errorEventIdsMigration,
   '0011_error_fingerprint_keys': errorFingerprintKeysMigration,
   '0012_projects_activity_index': projectsActivityIndexMigration,
+  '0016_error_pages': errorPagesMigration,
 };
