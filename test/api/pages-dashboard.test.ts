@@ -55,6 +55,26 @@ describe('dashboard pages', () => {
     assert.match(home.body, /<a href="\/dashboard\/projects">Projects<\/a>/);
   });
 
+  it('kept dashboards and overviews follow every write: a new project, an issue, a removed membership', async () => {
+    const carol = await createUser(t.app);
+    const browser = await browserFor(t, carol);
+    assert.match((await browser.request('GET', '/')).body, /You have no projects yet/);
+    const project = await createProject(t.app, alice, { visibility: 'private' });
+    await addMember(t.app, 'project', project.id, carol, 30);
+    const home = await browser.request('GET', '/');
+    assert.match(home.body, new RegExp(`href="/${project.full_path}"`));
+    const overview = () => browser.request('GET', `/${project.full_path}`);
+    const before = await overview();
+    assert.equal(before.statusCode, 200);
+    assert.match(before.body, /<strong>0<\/strong> open issues/);
+    await t.api('POST', `/projects/${project.id}/issues`, { token: alice.token, body: { title: 'Kept no longer' } });
+    assert.match((await overview()).body, /<strong>1<\/strong> open issue\b/);
+    const removed = await t.api('DELETE', `/projects/${project.id}/members/${carol.user.id}`, { token: alice.token });
+    assert.equal(removed.statusCode, 204);
+    assert.equal((await overview()).statusCode, 404);
+    assert.doesNotMatch((await browser.request('GET', '/')).body, new RegExp(`href="/${project.full_path}"`));
+  });
+
   it('shows the projects and groups the user is a member of and recent activity in them, not others', async () => {
     const group = await createGroup(t.app, alice, { visibility: 'private' });
     const inGroup = await createProject(t.app, alice, { namespaceId: group.id, visibility: 'private' });

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Actor } from '../../infra/auth/index.js';
+import { VersionCache } from '../../infra/db/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
 import { EmptyState, Layout, sendPage } from '../../web/index.js';
@@ -15,6 +16,8 @@ const ListQuery = Type.Object({
 });
 const PageQuery = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) });
 const signedIn = { page: { signIn: 'required' } } as const;
+/** How long a computed dashboard may be shown while nothing is written (memberships expire with time alone). */
+const HOME_VIEW_TTL_MS = 10_000;
 
 const NoProjects = () => (
   <EmptyState title="You have no projects yet" action={{ href: '/projects/new', label: 'Create a project' }}>
@@ -65,6 +68,36 @@ export function dashboardPages(web: ApiApp, platform: Platform, deps: DashboardD
     const context = await activityContext(rows, identity, projects);
     return activityItems(rows, context.users, context.projects, externalUrl, true);
   };
+  /**
+   * What `/` shows a person, kept until the next commit to the database (10 s at most): the
+   * page is asked for far more often than what it shows changes, and computing it runs a dozen
+   * statements over every project the person can see. Keyed by the person, whose access decides it.
+   */
+  interface HomeView {
+    owned: Awaited<ReturnType<typeof myProjects>>;
+    groups: Awaited<ReturnType<typeof myGroups>>;
+    activity: Awaited<ReturnType<typeof recentActivity>>;
+  }
+  const homeViews = new VersionCache<HomeView>({
+    dataVersion: () => platform.database.dataVersion(),
+    clock: platform.clock,
+    ttlMs: HOME_VIEW_TTL_MS,
+    maxEntries: 2000,
+    maxBytes: 16 * 1024 * 1024,
+  });
+  const homeView = (actor: Actor) =>
+    homeViews.through(
+      `${actor.user.id}`,
+      async () => {
+        const [owned, groups, activity] = await Promise.all([
+          myProjects(actor, undefined, SHOWN, 0),
+          myGroups(actor, undefined, SHOWN, 0),
+          recentActivity(actor, SHOWN),
+        ]);
+        return { owned, groups, activity };
+      },
+      (view) => JSON.stringify(view).length,
+    );
   const query = (search: string | undefined, page: number) => {
     const params = new URLSearchParams();
     if (search) params.set('search', search);
@@ -77,11 +110,7 @@ export function dashboardPages(web: ApiApp, platform: Platform, deps: DashboardD
   web.get('/', { config: { page: { signIn: 'optional' } } }, async (request, reply) => {
     const actor = request.page.actor;
     if (!actor) return reply.redirect('/users/sign_in', 302);
-    const [owned, groups, activity] = await Promise.all([
-      myProjects(actor, undefined, SHOWN, 0),
-      myGroups(actor, undefined, SHOWN, 0),
-      recentActivity(actor, SHOWN),
-    ]);
+    const { owned, groups, activity } = await homeView(actor);
     return sendPage(
       reply,
       <Layout title="Dashboard" page={request.page}>

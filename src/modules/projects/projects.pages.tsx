@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError, MovedPermanentlyError, NotFoundError, UnauthorizedError } from '../../infra/errors/index.js';
 import { prettyPageUrl } from '../../web/page-paths.js';
+import { VersionCache } from '../../infra/db/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
 import { EmptyState, Layout, sendPage, type Crumb } from '../../web/index.js';
 import type { UserRow } from '../identity/index.js';
@@ -19,6 +20,8 @@ export interface ProjectsPagesDeps extends ProjectsRouteDeps {
 }
 
 const PER_PAGE = 20;
+/** How long a computed overview may be shown while nothing is written (memberships expire with time alone). */
+const OVERVIEW_TTL_MS = 10_000;
 const PathParams = Type.Object({ path: Type.String({ minLength: 1, maxLength: 1024 }) });
 const GroupParams = Type.Object({ group: Type.String({ minLength: 1, maxLength: 1024 }) });
 const PageQuery = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) });
@@ -40,10 +43,15 @@ export function projectsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
   const { platform, users, access, lookup, groups, projects, members, issues, snippets, extensions } = deps;
   const cloneBase = platform.config.externalUrl;
 
-  const overview = async (request: FastifyRequest, project: ProjectRow, level: number) => {
+  /** What a project's overview shows its viewer: the lookups and counts behind the page. */
+  const overviewData = async (request: FastifyRequest, path: string) => {
+    const found = await projects.findByRef(path);
+    if (!found.row && !found.target) return null;
+    // The API's own lookup: access, and a renamed project's 301 (to its new address).
+    const { project, level } = await lookup.project(request, path);
     const actor = request.page.actor;
     const namespace = await projects.namespaceOf(project);
-    const [open, hints, recent] = await Promise.all([
+    const [open, hints, recent, crumbs] = await Promise.all([
       issues.list(
         project,
         {
@@ -65,24 +73,47 @@ export function projectsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
         5,
         0,
       ),
+      namespaceCrumbs(deps, namespace, actor),
     ]);
-    return (
-      <Layout
-        title={project.name}
-        page={request.page}
-        crumbs={[...(await namespaceCrumbs(deps, namespace, actor)), { label: project.name }]}
-        project={{ fullPath: project.full_path, name: project.name, level, current: 'overview' }}
-      >
-        <ProjectOverview
-          project={project}
-          openIssues={open.total}
-          cloneUrl={`${cloneBase}/${project.full_path}.git`}
-          hints={hints}
-          snippets={recent.rows}
-        />
-      </Layout>
-    );
+    return { project, level, openIssues: open.total, hints, snippets: recent.rows, crumbs };
   };
+  type OverviewData = NonNullable<Awaited<ReturnType<typeof overviewData>>>;
+
+  /**
+   * A project's overview data, kept until the next commit to the database (10 s at most), by
+   * address and viewer: the page most often asked for, read far more often than it changes.
+   * Refusals and redirects are thrown, so never kept.
+   */
+  const overviews = new VersionCache<OverviewData | null>({
+    dataVersion: () => platform.database.dataVersion(),
+    clock: platform.clock,
+    ttlMs: OVERVIEW_TTL_MS,
+    maxEntries: 5000,
+    maxBytes: 16 * 1024 * 1024,
+  });
+  const cachedOverview = (request: FastifyRequest, path: string) =>
+    overviews.through(
+      `${request.page.actor?.user.id ?? 0}\n${path}`,
+      () => overviewData(request, path),
+      (data) => (data === null ? 64 : JSON.stringify(data).length),
+    );
+
+  const overview = (request: FastifyRequest, { project, level, openIssues, hints, snippets: recent, crumbs }: OverviewData) => (
+    <Layout
+      title={project.name}
+      page={request.page}
+      crumbs={[...crumbs, { label: project.name }]}
+      project={{ fullPath: project.full_path, name: project.name, level, current: 'overview' }}
+    >
+      <ProjectOverview
+        project={project}
+        openIssues={openIssues}
+        cloneUrl={`${cloneBase}/${project.full_path}.git`}
+        hints={hints}
+        snippets={recent}
+      />
+    </Layout>
+  );
 
   const profile = async (request: FastifyRequest, user: UserRow) => {
     const viewer = request.page.actor?.user ?? null;
@@ -106,12 +137,8 @@ export function projectsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
     const { path } = request.params;
     const actor = request.page.actor;
     if (path.includes('/')) {
-      const found = await projects.findByRef(path);
-      if (found.row || found.target) {
-        // The API's own lookup: access, and a renamed project's 301 (to its new address).
-        const { project, level } = await lookup.project(request, path).catch((error: unknown) => signInFirst(request, error));
-        return sendPage(reply, await overview(request, project, level));
-      }
+      const data = await cachedOverview(request, path).catch((error: unknown) => signInFirst(request, error));
+      if (data) return sendPage(reply, overview(request, data));
     } else {
       const user = await users.findByUsername(path);
       if (user && (user.state !== 'blocked' || actor?.user.isAdmin)) return sendPage(reply, await profile(request, user));
