@@ -11,7 +11,7 @@ import { ServiceUnavailableError, apiErrorHandler } from './infra/errors/index.j
 import { installBodyIdleTimeout } from './infra/http/body-timeout.js';
 import { installMethodNotAllowed } from './infra/http/method-not-allowed.js';
 import { KnownRoutes } from './infra/http/known-routes.js';
-import { createRequestMetrics } from './infra/http/metrics.js';
+import { createRequestMetrics, registerOutboxMetrics } from './infra/http/metrics.js';
 import { installCookies } from './infra/http/cookies.js';
 import { LoadShedder } from './infra/http/load-shed.js';
 import { lazyChildLogger } from './infra/http/lazy-logger.js';
@@ -19,6 +19,8 @@ import { MemoryCounterStore, RateLimiter, RedisCounterStore, type ApiApp } from 
 import { REDACTED_LOG_PATHS, logRequest } from './infra/http/request-log.js';
 import { installResponseHeaders } from './infra/http/response-headers.js';
 import { JobQueue } from './infra/jobs/index.js';
+import { Outbox } from './infra/outbox/index.js';
+import { Mailer } from './infra/mail/index.js';
 import type { ModuleRoutes, Platform } from './infra/platform.js';
 import { createIdentityModule, type IdentityModule } from './modules/identity/index.js';
 import { OpenApiCollector, createOperationsModule } from './modules/operations/index.js';
@@ -109,6 +111,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     redis ? new RedisCounterStore(redis, clock, `${config.redisPrefix}rl:`) : new MemoryCounterStore(clock),
     clock,
   );
+  const outbox = new Outbox(database.db, database.dialect, clock, app.log, { host: new URL(config.externalUrl).hostname });
   const platform: Platform = {
     config,
     database,
@@ -118,6 +121,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     resolvers: new ResolverRegistry(),
     limiter,
     jobs: new JobQueue(database.db, database.dialect, clock, app.log),
+    outbox,
+    mail: new Mailer(config.mail, outbox, app.log),
     log: app.log,
   };
   app.decorate('platform', platform);
@@ -142,6 +147,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Per-request work is kept to one hook per phase: each hook is a measurable share of a
   // cached API read (docs/perf-lab.md).
   const metrics = createRequestMetrics();
+  registerOutboxMetrics(metrics.registry, () => platform.outbox.counts());
   app.addHook('onResponse', (request, reply, done) => {
     metrics.record(request, reply);
     logRequest(app.log, request, reply);
@@ -170,7 +176,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const alerts = createAlertsModule(platform, {
     identity,
     projects,
-    recipients: notifications.service,
+    recipients: notifications.mailer,
     settingsSections: [errorTracking.settingsSection],
   });
   const operations = createOperationsModule(platform, {
@@ -234,11 +240,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook('onReady', async () => {
     await identity.bootstrap();
-    if (options.startJobs ?? config.runJobs) platform.jobs.start();
+    if (options.startJobs ?? config.runJobs) {
+      platform.jobs.start();
+      platform.outbox.start();
+    }
   });
   app.addHook('onClose', async () => {
     shedder.stop();
     await platform.jobs.stop();
+    await platform.outbox.stop();
+    await platform.mail.close();
     await identity.tokens.flushTouches();
     await limiter.store.close();
     if (!options.database) await database.close();

@@ -1,6 +1,7 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { parseMail, type MailConfig } from './mail.js';
 import { loadOrCreateSecrets } from './secrets.js';
 
 export type Tier = 'free' | 'premium' | 'ultimate';
@@ -90,6 +91,8 @@ export interface Config {
   readonly sessionMaxLifetimeDays: number;
   /** CIDR ranges whose clients may read `/-/metrics` and readiness details; others get 404. */
   readonly monitoringAllowlist: readonly string[];
+  /** Outgoing mail; `null` (SMTP_URL unset) sends nothing (src/config/mail.ts). */
+  readonly mail: MailConfig | null;
 }
 
 export interface SpamRules {
@@ -344,6 +347,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const captcha = parseCaptcha(env, problems);
   const sessionIdleTimeoutMinutes = parseInteger(env, 'SESSION_IDLE_TIMEOUT_MINUTES', 10_080, 1, 525_600, problems);
   const sessionMaxLifetimeDays = parseInteger(env, 'SESSION_MAX_LIFETIME_DAYS', 30, 1, 3650, problems);
+  const mail = parseMail(env, problems);
   const monitoringAllowlist = parseMonitoringAllowlist(env.MONITORING_ALLOWLIST ?? DEFAULT_MONITORING_ALLOWLIST, problems);
   const logLevel = parseChoice(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', problems);
   let secretKeyBase = env.SECRET_KEY_BASE || '';
@@ -390,6 +394,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     sessionIdleTimeoutMinutes,
     sessionMaxLifetimeDays,
     monitoringAllowlist: Object.freeze(monitoringAllowlist),
+    mail,
     ...overrides,
   });
 }

@@ -4,6 +4,8 @@ import type { DomainEventBus } from './bus.js';
 import type { Clock } from './clock.js';
 import type { Database, DatabaseHandle } from './db/index.js';
 import type { JobQueue } from './jobs/index.js';
+import type { Outbox } from './outbox/index.js';
+import type { Mailer } from './mail/index.js';
 import type { ResolverRegistry } from './auth/index.js';
 import type { RateLimiter } from './http/rate-limiter.js';
 import type { ApiApp } from './http/types.js';
@@ -18,6 +20,10 @@ export interface Platform {
   readonly resolvers: ResolverRegistry;
   readonly limiter: RateLimiter;
   readonly jobs: JobQueue;
+  /** Everything that leaves the server (mail, webhooks): enqueued in the causing transaction. */
+  readonly outbox: Outbox;
+  /** E-mail through the outbox (nothing is queued when SMTP_URL is unset). */
+  readonly mail: Mailer;
   readonly log: FastifyBaseLogger;
 }
 

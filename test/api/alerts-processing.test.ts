@@ -5,11 +5,12 @@ import type { DomainEvent } from '../../src/infra/bus.js';
 import { alertmanagerPayload, createIntegration, notify, prometheusItem, settle, type CreatedIntegration } from '../helpers/alerts.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { testDialect } from '../helpers/database.js';
+import { QUEUE_ONLY_MAIL_ENV, queuedMails } from '../helpers/mail.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
 
 // Each suite posts dozens of alerts from one address to one integration within a minute: the
 // default ingestion limits (issue 18) would refuse them, so the suites name only the other limits.
-const env = { RATE_LIMITS: 'sign_in=10/m,user_code=10/m' };
+const env = { RATE_LIMITS: 'sign_in=10/m,user_code=10/m', ...QUEUE_ONLY_MAIL_ENV };
 
 describe('alert processing: grouping, resolution, concurrency', () => {
   let t: TestApp;
@@ -212,11 +213,11 @@ describe('alert incidents, emails and views', () => {
 
   it('send_email queues one email per maintainer in the outbox', async () => {
     const alert = await send({ title: 'Mail me' });
-    const rows = await t.app.modules.alerts.alerts.outbox((await t.app.modules.projects.projects.findById(projectId))!);
-    const mine = rows.filter((r) => r.subject.includes('Mail me'));
+    const mine = (await queuedMails(t.app)).filter((r) => r.subject.includes('Mail me'));
     assert.equal(mine.length, 1);
-    assert.equal(mine[0]?.recipient, owner.user.email);
-    assert.match(mine[0]?.body ?? '', new RegExp(`/-/alert_management/${alert.iid}/details$`));
+    assert.equal(mine[0]?.to, owner.user.email);
+    assert.match(mine[0]?.text ?? '', new RegExp(`/-/alert_management/${alert.iid}/details\\n`));
+    assert.equal(mine[0]?.headers?.['X-GitLab-NotificationReason'], 'participating');
   });
 
   it('lists alerts with status, severity and search filters, sort and pagination headers', async () => {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 export interface RequestMetrics {
   readonly registry: Registry;
@@ -97,4 +97,32 @@ function histogramValues(timing: RouteTiming): MetricValue[] {
   values.push({ labels: { ...timing.labels }, value: timing.sum, metricName: `${name}_sum` });
   values.push({ labels: { ...timing.labels }, value: timing.count, metricName: `${name}_count` });
   return values;
+}
+
+const OUTBOX_STATES = ['pending', 'failed', 'sent', 'dead'] as const;
+
+/**
+ * `basalt_outbox_items{kind,state}`: the outbox's items per kind and state (pending, failed,
+ * sent, dead), read from the database at each scrape. Every worker reads the same table, so
+ * under `WORKERS=N` the primary keeps one worker's value (`max`) instead of summing N copies.
+ */
+export function registerOutboxMetrics(
+  registry: Registry,
+  counts: () => Promise<Array<{ kind: string; state: string; n: number }>>,
+): void {
+  new Gauge({
+    name: 'basalt_outbox_items',
+    help: 'Outbox items (mail, webhook deliveries) by kind and state',
+    labelNames: ['kind', 'state'],
+    aggregator: 'max',
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const rows = await counts().catch(() => []);
+      for (const kind of new Set(rows.map((row) => row.kind))) {
+        for (const state of OUTBOX_STATES) this.set({ kind, state }, 0);
+      }
+      for (const row of rows) this.set({ kind: row.kind, state: row.state }, row.n);
+    },
+  });
 }

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { CompiledOnce, Repository, containing } from '../../infra/db/index.js';
 import { ALERT_STATUSES, type AlertStatus } from '../../infra/db/tables/alerts.js';
-import type { AlertEmailOutboxTable, AlertSettingsTable, AlertsTable } from '../../infra/db/tables/alerts.js';
+import type { AlertSettingsTable, AlertsTable } from '../../infra/db/tables/alerts.js';
 import { SEVERITIES } from './normalize-common.rules.js';
 
 /**
@@ -217,14 +217,6 @@ export class AlertsRepository extends Repository {
       .returningAll()
       .executeTakeFirstOrThrow();
     return saved;
-  }
-
-  async queueEmails(rows: Insertable<AlertEmailOutboxTable>[]): Promise<void> {
-    if (rows.length > 0) await this.db.insertInto('alert_email_outbox').values(rows).execute();
-  }
-
-  listOutbox(projectId: number): Promise<Selectable<AlertEmailOutboxTable>[]> {
-    return this.db.selectFrom('alert_email_outbox').selectAll().where('project_id', '=', projectId).orderBy('id').execute();
   }
 }
 

@@ -75,9 +75,4 @@ export class AlertsService {
       updated_at: this.clock.now(),
     });
   }
-
-  /** Emails waiting in the outbox for a project (for operators and tests). */
-  outbox(project: ProjectRow) {
-    return this.alerts.listOutbox(project.id);
-  }
 }

@@ -1,8 +1,6 @@
-import type { Insertable } from 'kysely';
 import type { Actor } from '../../infra/auth/index.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Database, Executor, Transact } from '../../infra/db/index.js';
-import type { AlertEmailOutboxTable } from '../../infra/db/tables/alerts.js';
 import { BadRequestError } from '../../infra/errors/index.js';
 import type { ProjectRow, ProjectsService } from '../projects/index.js';
 import type { AlertsRepository, AlertRow, AlertSettingsRow } from './alerts.repository.js';
@@ -23,10 +21,28 @@ export interface AlertSummary {
   title: string;
 }
 
-/** Who gets alert emails; the notifications module provides it (port, so alerts work without it). */
+/** Where one alert e-mail goes and why (the reason header: participating, watching, subscribed). */
+export interface AlertEmailRecipient {
+  to: string;
+  reason: string;
+}
+
+/** One alert e-mail as the notifications module queues it (it adds the list and unsubscribe headers). */
+export interface AlertEmail extends AlertEmailRecipient {
+  userId: number;
+  projectId: number;
+  projectPath: string;
+  subject: string;
+  text: string;
+  url: string;
+}
+
+/** Who gets alert emails and how they are queued; the notifications module provides it (port, so alerts work without it). */
 export interface AlertRecipients {
-  recipients(projectId: number, event: string, participation?: { participants?: readonly number[] }): Promise<number[]>;
-  notificationEmails(userIds: readonly number[]): Promise<Map<number, string>>;
+  /** Recipients of `event` in the project, `participants` counting as taking part, with addresses and reasons. */
+  alertRecipients(projectId: number, event: string, participants: readonly number[]): Promise<ReadonlyMap<number, AlertEmailRecipient>>;
+  /** Queues one e-mail in the caller's transaction (nothing when mail is not configured). */
+  queueAlertEmail(executor: Executor, mail: AlertEmail): Promise<void>;
 }
 
 /** Notification event name used to ask who wants alert emails. */
@@ -41,7 +57,7 @@ interface Context {
   integration: IntegrationRow;
   settings: Pick<AlertSettingsRow, 'create_issue' | 'auto_close_incident' | 'send_email'>;
   bot: Actor | null;
-  emails: Map<number, string>;
+  emails: ReadonlyMap<number, AlertEmailRecipient>;
   /** The whole payload and, when known, the text it arrived as (stored as is). */
   payload: unknown;
   receivedText: string | undefined;
@@ -104,7 +120,7 @@ export class IngestService {
     if (items.length === 0) return [];
     const settings = received.settings ?? (await this.alerts.findSettings(project.id)) ?? DEFAULT_SETTINGS;
     const bot = settings.create_issue || settings.auto_close_incident ? await this.incidents.botActor() : null;
-    const emails = settings.send_email ? await this.emailRecipients(project) : new Map<number, string>();
+    const emails = settings.send_email ? await this.emailRecipients(project) : new Map<number, AlertEmailRecipient>();
     const ctx: Context = { project, integration, settings, bot, emails, payload, receivedText: received.text };
 
     const touched = await this.transact(async (trx) => {
@@ -179,15 +195,15 @@ export class IngestService {
     return created;
   }
 
-  private async emailRecipients(project: ProjectRow): Promise<Map<number, string>> {
+  private async emailRecipients(project: ProjectRow): Promise<ReadonlyMap<number, AlertEmailRecipient>> {
     const source = this.recipients();
     if (!source) return new Map();
-    const ids = await source.recipients(project.id, ALERT_EMAIL_EVENT, { participants: await this.participants(project) });
-    return ids.length > 0 ? source.notificationEmails(ids) : new Map();
+    return source.alertRecipients(project.id, ALERT_EMAIL_EVENT, await this.participants(project));
   }
 
   private async queueEmails(ctx: Context, alert: AlertRow, what: 'triggered' | 'resolved', trx: Executor): Promise<void> {
-    if (!ctx.settings.send_email || ctx.emails.size === 0) return;
+    const source = this.recipients();
+    if (!ctx.settings.send_email || ctx.emails.size === 0 || !source) return;
     const subject = `${ctx.project.full_path} | ${what === 'triggered' ? 'Alert' : 'Resolved alert'}: ${alert.title}`.slice(0, 255);
     const body = [
       `${what === 'triggered' ? 'An alert fired' : 'An alert was resolved'} in ${ctx.project.full_path}.`,
@@ -196,19 +212,18 @@ export class IngestService {
       `Severity: ${alert.severity}`,
       `Started: ${new Date(alert.started_at).toISOString()}`,
       ...(alert.description ? [`Description: ${alert.description}`] : []),
-      '',
-      `${this.externalUrl}${alertPagePath(ctx.project.full_path, alert.iid)}`,
     ].join('\n');
-    const rows: Insertable<AlertEmailOutboxTable>[] = [...ctx.emails].map(([userId, recipient]) => ({
-      project_id: ctx.project.id,
-      alert_id: alert.id,
-      user_id: userId,
-      recipient,
-      subject,
-      body,
-      created_at: this.clock.now(),
-      sent_at: null,
-    }));
-    await this.alerts.on(trx).queueEmails(rows);
+    const url = `${this.externalUrl}${alertPagePath(ctx.project.full_path, alert.iid)}`;
+    for (const [userId, recipient] of ctx.emails) {
+      await source.queueAlertEmail(trx, {
+        userId,
+        ...recipient,
+        projectId: ctx.project.id,
+        projectPath: ctx.project.full_path,
+        subject,
+        text: body,
+        url,
+      });
+    }
   }
 }

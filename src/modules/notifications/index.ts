@@ -4,8 +4,10 @@ import { notificationsPages } from './notifications.page-routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
 import { NotificationsRepository } from './notifications.repository.js';
 import { NotificationsService } from './notifications.service.js';
+import { NotificationMailer } from './notification-mail.service.js';
 
 export { NotificationsService } from './notifications.service.js';
+export { NotificationMailer } from './notification-mail.service.js';
 export type { NotificationsModuleDeps } from './notifications.deps.js';
 export type { SettingView, GlobalSettingView } from './notifications.service.js';
 export type { Participation } from './notifications.rules.js';
@@ -14,6 +16,8 @@ export { LEVELS, ALL_EVENTS, type Level, type NotificationEvent } from './notifi
 /** The notification settings API; on the page layer, the settings page `/-/profile/notifications`. */
 export interface NotificationsModule extends ModuleRoutes {
   readonly service: NotificationsService;
+  /** Notification e-mails through the outbox; also the alerts module's recipients port. */
+  readonly mailer: NotificationMailer;
 }
 
 /**
@@ -28,8 +32,10 @@ export function createNotificationsModule(platform: Platform, deps: Notification
     groups: projects.groups,
     members: projects.members,
   });
+  const mailer = new NotificationMailer(platform.mail, service, platform.config.externalUrl, platform.config.secretKeyBase);
   return {
     service,
+    mailer,
     routes: (app) => notificationsRoutes(app, { service, users: identity.users, lookup: projects.lookup }),
     rootRoutes: noRootRoutes,
     pages: (web) => notificationsPages(web, { service, identity, projects }),

@@ -91,4 +91,21 @@ export class NotificationsRepository extends Repository {
       .returningAll()
       .executeTakeFirstOrThrow();
   }
+
+  /** Users with a `watch` or `custom` setting on the project or one of these groups. */
+  async watchers(projectId: number, namespaceIds: readonly number[]): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('notification_settings')
+      .select('user_id')
+      .distinct()
+      .where('level', 'in', ['watch', 'custom'])
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('source_kind', '=', 'project'), eb('source_id', '=', projectId)]),
+          ...(namespaceIds.length > 0 ? [eb.and([eb('source_kind', '=', 'namespace'), eb('source_id', 'in', namespaceIds)])] : []),
+        ]),
+      )
+      .execute();
+    return rows.map((row) => row.user_id);
+  }
 }

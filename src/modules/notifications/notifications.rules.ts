@@ -38,3 +38,15 @@ export function decides(
       return enabled(row, event) || (event === 'fixed_pipeline' && enabled(row, 'success_pipeline')) || who.participant || who.mentioned;
   }
 }
+
+/** Why a recipient gets a mail, as the reason header names it (participating, mentioned, watching, subscribed). */
+export type MailReason = 'participating' | 'mentioned' | 'watching' | 'subscribed';
+
+/** The reason of a recipient `decides` already let through: taking part first, then the level. */
+export function reasonOf(level: Level, who: { participant: boolean; mentioned: boolean }): MailReason {
+  if (who.mentioned) return 'mentioned';
+  if (who.participant) return 'participating';
+  if (level === 'watch') return 'watching';
+  if (level === 'custom') return 'subscribed';
+  return 'participating';
+}

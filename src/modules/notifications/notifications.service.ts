@@ -16,7 +16,7 @@ import {
   type SourceKind,
 } from './notifications.levels.js';
 import { GLOBAL_SOURCE_ID, NotificationsRepository, type NotificationSettingRow, type SettingChanges } from './notifications.repository.js';
-import { decides, type Participation } from './notifications.rules.js';
+import { decides, reasonOf, type MailReason, type Participation } from './notifications.rules.js';
 
 /** A setting as the API shows it: stored, or the default nobody has saved yet. */
 export interface SettingView {
@@ -119,19 +119,51 @@ export class NotificationsService {
    * level asks for `event`, in ascending id order.
    */
   async recipients(projectId: number, event: string, participation: Participation = {}): Promise<number[]> {
+    return (await this.recipientDetails(projectId, event, participation)).map((r) => r.userId);
+  }
+
+  /**
+   * Who `event` in this project notifies, with the reason the mail names, in ascending id
+   * order: active candidates (members and `extra`: participants, mentioned users, watchers
+   * outside the membership) whose effective level asks for it, minus `exclude` (the actor) and
+   * minus users `canSee` refuses.
+   */
+  async recipientDetails(
+    projectId: number,
+    event: string,
+    participation: Participation = {},
+    options: { extra?: readonly number[]; exclude?: number | null; canSee?: (user: UserRow) => Promise<boolean> } = {},
+  ): Promise<Array<{ userId: number; reason: MailReason }>> {
     const memberIds = await this.memberIds(projectId);
-    const users = await this.deps.users.mapByIds(memberIds);
-    const active = memberIds.filter((id) => users.get(id)?.state === 'active');
+    const members = new Set(memberIds);
+    const candidates = [...new Set([...memberIds, ...(options.extra ?? [])])].filter((id) => id !== options.exclude);
+    const users = await this.deps.users.mapByIds(candidates);
+    const active = candidates.filter((id) => users.get(id)?.state === 'active');
     const resolved = await this.resolve(active, projectId);
-    return resolved
-      .filter((r) =>
-        decides(r.level, r.row, event, {
-          participant: participation.participants?.includes(r.userId) ?? false,
-          mentioned: participation.mentioned?.includes(r.userId) ?? false,
-        }),
-      )
-      .map((r) => r.userId)
-      .sort((a, b) => a - b);
+    const out: Array<{ userId: number; reason: MailReason }> = [];
+    for (const r of resolved) {
+      const who = {
+        participant: participation.participants?.includes(r.userId) ?? false,
+        mentioned: participation.mentioned?.includes(r.userId) ?? false,
+      };
+      if (!decides(r.level, r.row, event, who)) continue;
+      const user = users.get(r.userId) as UserRow;
+      if (!members.has(r.userId) && options.canSee && !(await options.canSee(user))) continue;
+      out.push({ userId: r.userId, reason: reasonOf(r.level, who) });
+    }
+    return out.sort((a, b) => a.userId - b.userId);
+  }
+
+  /** Users who saved `watch` or `custom` for the project or a group above it (watchers outside the membership). */
+  async watcherIds(projectId: number): Promise<number[]> {
+    const project = await this.deps.projects.findById(projectId);
+    if (!project) return [];
+    return this.settings.watchers(projectId, await this.ancestryIds(project.namespace_id));
+  }
+
+  /** Turns notifications of this project off for the user (the one-click unsubscribe). */
+  async disableProject(userId: number, projectId: number): Promise<void> {
+    await this.updateSource(userId, 'project', projectId, { level: 'disabled' });
   }
 
   /** The address notifications go to: the chosen notification email, else the primary email. */

@@ -67,22 +67,8 @@ export interface AlertSettingsTable {
   updated_at: Millis;
 }
 
-/** Emails waiting for delivery (delivery is a later concern). */
-export interface AlertEmailOutboxTable {
-  id: Generated<number>;
-  project_id: number;
-  alert_id: number | null;
-  user_id: number | null;
-  recipient: string;
-  subject: string;
-  body: string;
-  created_at: Millis;
-  sent_at: Millis | null;
-}
-
 export interface AlertsTables {
   alert_integrations: AlertIntegrationsTable;
   alerts: AlertsTable;
   alert_settings: AlertSettingsTable;
-  alert_email_outbox: AlertEmailOutboxTable;
 }

@@ -1,0 +1,1 @@
+export { Mailer, EMAIL_KIND, type EmailMessage } from './mailer.js';

@@ -1,0 +1,101 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { FastifyBaseLogger } from 'fastify';
+import type { MailConfig } from '../../config/index.js';
+import type { Executor } from '../db/index.js';
+import type { Outbox, OutboxItem, SendResult } from '../outbox/index.js';
+
+/** The outbox kind of e-mails. */
+export const EMAIL_KIND = 'email';
+
+/** One e-mail as queued: one recipient, both parts, extra headers (List-Id, List-Unsubscribe, …). */
+export interface EmailMessage {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly html?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Mail over SMTP through the outbox. `enqueue` writes the message in the caller's transaction
+ * (nothing at all when SMTP_URL is unset); the outbox's loop hands it to nodemailer's pooled
+ * SMTP transport. The outbox item's message id is the mail's Message-ID, so a retry after a
+ * send whose answer was lost carries the same id and the receiving side can recognise it.
+ */
+export class Mailer {
+  private transport: Transporter | null = null;
+
+  constructor(
+    private readonly config: MailConfig | null,
+    private readonly outbox: Outbox,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    outbox.register(EMAIL_KIND, { send: (item) => this.send(item) });
+  }
+
+  /** Whether mail is configured (SMTP_URL set); pages say so when it is not. */
+  get enabled(): boolean {
+    return this.config !== null;
+  }
+
+  /** Queues `message` in the caller's transaction; `messageId` (without angle brackets) makes a repeat a no-op. */
+  async enqueue(executor: Executor, message: EmailMessage, options: { messageId?: string; runAt?: number } = {}): Promise<void> {
+    if (!this.config) return;
+    await this.outbox.enqueue(executor, EMAIL_KIND, message, options);
+  }
+
+  /** A fresh Message-ID (without angle brackets) for callers that need to know it in advance. */
+  messageId(): string {
+    return this.outbox.newMessageId();
+  }
+
+  async close(): Promise<void> {
+    this.transport?.close();
+    this.transport = null;
+  }
+
+  private transporter(config: MailConfig): Transporter {
+    if (!this.transport) {
+      // smtp:// upgrades with STARTTLS when the server offers it (nodemailer's default unless
+      // ignoreTLS); smtps:// is TLS from the first byte. A pool keeps a few connections open so
+      // hundreds of mails a second do not each pay a handshake.
+      this.transport = nodemailer.createTransport({
+        url: config.smtpUrl,
+        pool: true,
+        maxConnections: 8,
+        maxMessages: 1000,
+        connectionTimeout: 30_000,
+        greetingTimeout: 30_000,
+        socketTimeout: 120_000,
+      });
+    }
+    return this.transport;
+  }
+
+  private async send(item: OutboxItem): Promise<SendResult> {
+    const config = this.config;
+    if (!config) return { ok: false, error: 'mail is not configured (SMTP_URL is unset)', retryAfterMs: 3_600_000 };
+    const message = item.payload as EmailMessage;
+    try {
+      await this.transporter(config).sendMail({
+        from: config.from,
+        ...(config.replyTo ? { replyTo: config.replyTo } : {}),
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        ...(message.html ? { html: message.html } : {}),
+        headers: { ...message.headers },
+        messageId: `<${item.messageId}>`,
+        date: new Date(item.createdAt),
+      });
+      return { ok: true };
+    } catch (error) {
+      const failure = error as Error & { responseCode?: number; code?: string };
+      // 5xx answers (unknown mailbox, refused content) will not change on a retry; 4xx and
+      // connection failures (server down, timeouts) will.
+      const permanent = typeof failure.responseCode === 'number' && failure.responseCode >= 500 && failure.responseCode < 600;
+      this.log.warn({ outbox: item.id, code: failure.code, responseCode: failure.responseCode }, 'mail not delivered');
+      return { ok: false, error: failure.message ?? String(error), permanent };
+    }
+  }
+}

@@ -1,0 +1,317 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Updateable } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { Database, Dialect, Executor } from '../db/index.js';
+import type { OutboxTable } from '../db/tables/outbox.js';
+
+export type SendResult = { ok: true } | { ok: false; error: string; permanent?: boolean; retryAfterMs?: number };
+
+export interface OutboxItem {
+  readonly id: number;
+  readonly kind: string;
+  readonly messageId: string;
+  readonly payload: unknown;
+  /** Tries so far, this one included. */
+  readonly attempts: number;
+  readonly createdAt: number;
+}
+
+export interface OutboxKind {
+  send(item: OutboxItem): Promise<SendResult>;
+  /** Tries before the item goes dead (default 10). */
+  maxAttempts?: number;
+  /** Wait before try `attempt + 1` after try `attempt` failed; default exponential from 30 s, capped at 6 h. */
+  backoffMs?(attempt: number): number;
+  /** Called once when an item goes dead or is sent, in its own transaction. */
+  onSettled?(item: OutboxItem, outcome: 'sent' | 'dead', executor: Executor): Promise<void>;
+}
+
+export interface EnqueueOptions {
+  /** Unique per item; a second enqueue with the same id is ignored. Default: a random id. */
+  messageId?: string;
+  /** Not before this time (epoch ms). */
+  runAt?: number;
+}
+
+export interface OutboxOptions {
+  /** Items sent at once by one process. */
+  concurrency?: number;
+  /** How long a claimed item is held before another process may take it over. */
+  leaseMs?: number;
+  /** How often the loop looks for due items when nothing pokes it. */
+  pollMs?: number;
+  /** Sent items are deleted this long after they were sent. */
+  retentionMs?: number;
+  /** The host part of generated message ids. */
+  host?: string;
+}
+
+interface ClaimedRow {
+  id: number | string;
+  kind: string;
+  message_id: string;
+  payload: string;
+  attempts: number | string;
+  created_at: number | string;
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 10;
+const BACKOFF_BASE_MS = 30_000;
+const BACKOFF_CAP_MS = 6 * 3_600_000;
+
+/** 30 s, 60 s, 120 s, … capped at 6 h, with up to 10 % jitter so retries of one outage spread out. */
+export function defaultBackoffMs(attempt: number): number {
+  const base = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt - 1));
+  return Math.round(base * (1 + Math.random() * 0.1));
+}
+
+const errorText = (error: unknown) => String((error as Error)?.message ?? error).slice(0, 2000);
+
+/**
+ * The durable outbox: callers enqueue inside the transaction of the change that causes a message
+ * (so a rolled-back change sends nothing and a committed one is never lost); a loop in each
+ * process with RUN_JOBS claims due items in batches (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite
+ * serialises writers), holds them under a lease (a crashed process's items are taken over when
+ * it runs out), sends up to `concurrency` at once off the request path, and records the outcome:
+ * sent, failed (retried after a backoff) or dead after the kind's maximum number of tries.
+ */
+export class Outbox {
+  private readonly kinds = new Map<string, OutboxKind>();
+  private readonly workerId = randomUUID();
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly retentionMs: number;
+  private readonly host: string;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private poked = false;
+  private lastPrune = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly dialect: Dialect,
+    private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
+    options: OutboxOptions = {},
+  ) {
+    this.concurrency = options.concurrency ?? 16;
+    this.leaseMs = options.leaseMs ?? 120_000;
+    this.pollMs = options.pollMs ?? 1_000;
+    this.retentionMs = options.retentionMs ?? 7 * 86_400_000;
+    this.host = options.host ?? 'basalt.local';
+  }
+
+  register(kind: string, handler: OutboxKind): void {
+    this.kinds.set(kind, handler);
+  }
+
+  /** A fresh message id in the form a Message-ID header takes (without the angle brackets). */
+  newMessageId(): string {
+    return `${randomUUID()}@${this.host}`;
+  }
+
+  /** Queues one item inside the caller's transaction; an item with a messageId already queued is ignored. */
+  async enqueue(executor: Executor, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
+    const now = this.clock.now();
+    await executor
+      .insertInto('outbox')
+      .values({
+        kind,
+        message_id: options.messageId ?? this.newMessageId(),
+        payload: JSON.stringify(payload),
+        next_attempt_at: options.runAt ?? now,
+        last_error: null,
+        lease_owner: null,
+        lease_until: null,
+        created_at: now,
+        updated_at: now,
+        settled_at: null,
+      })
+      .onConflict((oc) => oc.column('message_id').doNothing())
+      .execute();
+    this.poke();
+  }
+
+  /** Items per kind and state (sending ones count as pending), for `/-/metrics` and operators. */
+  async counts(): Promise<Array<{ kind: string; state: string; n: number }>> {
+    const rows = await this.db
+      .selectFrom('outbox')
+      .select(['kind', 'state', (eb) => eb.fn.countAll<number | string>().as('n')])
+      .groupBy(['kind', 'state'])
+      .execute();
+    const merged = new Map<string, { kind: string; state: string; n: number }>();
+    for (const row of rows) {
+      const state = row.state === 'sending' ? 'pending' : row.state;
+      const key = `${row.kind}\u0000${state}`;
+      const entry = merged.get(key) ?? { kind: row.kind, state, n: 0 };
+      entry.n += Number(row.n);
+      merged.set(key, entry);
+    }
+    return [...merged.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.state.localeCompare(b.state));
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /**
+   * Sends due items until none is left (or `limit` were handled); tests call it instead of
+   * waiting for the loop. Returns how many items were handled.
+   */
+  async drain(limit = 10_000): Promise<number> {
+    let done = 0;
+    const inFlight = new Set<Promise<void>>();
+    let exhausted = false;
+    while (done < limit) {
+      const room = Math.min(this.concurrency - inFlight.size, limit - done);
+      if (room > 0 && !exhausted) {
+        const batch = await this.claim(room);
+        if (batch.length === 0) exhausted = true;
+        for (const row of batch) {
+          done += 1;
+          const task: Promise<void> = this.deliver(row)
+            .catch((error: unknown) => this.log.error({ err: error, outbox: row.id }, 'outbox delivery failed'))
+            .finally(() => inFlight.delete(task));
+          inFlight.add(task);
+        }
+        if (batch.length > 0) continue;
+      }
+      if (inFlight.size === 0) break;
+      // Wait for one to finish, then claim more: items keep flowing while slow ones wait.
+      await Promise.race(inFlight);
+      exhausted = false;
+    }
+    await Promise.all(inFlight);
+    return done;
+  }
+
+  private poke(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.poked = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.schedule(0);
+  }
+
+  private schedule(delay: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.poked = false;
+      this.running = this.drain(5_000)
+        .then(() => this.prune())
+        .catch((error: unknown) => this.log.error({ err: error }, 'outbox loop failed'))
+        .finally(() => {
+          this.running = null;
+          if (!this.stopped) this.schedule(this.poked ? 0 : this.pollMs);
+        });
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Takes up to `n` due items (or items whose holder's lease ran out) under this process's lease. */
+  private async claim(n: number): Promise<ClaimedRow[]> {
+    const now = this.clock.now();
+    const lock = this.dialect === 'postgres' ? sql`for update skip locked` : sql``;
+    const result = await sql<ClaimedRow>`
+      update outbox
+         set state = 'sending', lease_owner = ${this.workerId}, lease_until = ${now + this.leaseMs},
+             attempts = attempts + 1, updated_at = ${now}
+       where id in (
+         select id from outbox
+          where (state in ('pending', 'failed') and next_attempt_at <= ${now})
+             or (state = 'sending' and lease_until < ${now})
+          order by next_attempt_at, id limit ${n} ${lock})
+      returning id, kind, message_id, payload, attempts, created_at`.execute(this.db);
+    return result.rows;
+  }
+
+  private async deliver(row: ClaimedRow): Promise<void> {
+    const item: OutboxItem = {
+      id: Number(row.id),
+      kind: row.kind,
+      messageId: row.message_id,
+      payload: JSON.parse(row.payload) as unknown,
+      attempts: Number(row.attempts),
+      createdAt: Number(row.created_at),
+    };
+    const handler = this.kinds.get(item.kind);
+    let result: SendResult;
+    if (!handler) result = { ok: false, error: `no handler for outbox kind ${item.kind}` };
+    else {
+      try {
+        result = await handler.send(item);
+      } catch (error) {
+        result = { ok: false, error: errorText(error) };
+      }
+    }
+    const now = this.clock.now();
+    // Only the lease holder records the outcome: a process that lost its lease to another leaves it.
+    const record = (executor: Executor, values: Updateable<OutboxTable>) =>
+      executor
+        .updateTable('outbox')
+        .set({ lease_owner: null, lease_until: null, updated_at: now, ...values })
+        .where('id', '=', item.id)
+        .where('state', '=', 'sending')
+        .where('lease_owner', '=', this.workerId)
+        .executeTakeFirst();
+    if (result.ok) {
+      await this.settle(handler, item, 'sent', (executor) => record(executor, { state: 'sent', last_error: null, settled_at: now }));
+      return;
+    }
+    const max = handler?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    const dead = result.permanent === true || item.attempts >= max;
+    const error = result.error.slice(0, 2000);
+    this.log.warn(
+      { outbox: item.id, kind: item.kind, attempt: item.attempts, error },
+      dead ? 'outbox item dead' : 'outbox item failed, will retry',
+    );
+    if (dead) {
+      await this.settle(handler, item, 'dead', (executor) => record(executor, { state: 'dead', last_error: error, settled_at: now }));
+      return;
+    }
+    const wait = result.retryAfterMs ?? (handler?.backoffMs ?? defaultBackoffMs)(item.attempts);
+    await record(this.db, { state: 'failed', last_error: error, next_attempt_at: now + Math.max(0, wait) });
+  }
+
+  /** Records the outcome and, in the same transaction, lets the kind react (once: only if this process still held it). */
+  private async settle(
+    handler: OutboxKind | undefined,
+    item: OutboxItem,
+    outcome: 'sent' | 'dead',
+    update: (executor: Executor) => Promise<{ numUpdatedRows: bigint }>,
+  ): Promise<void> {
+    if (!handler?.onSettled) {
+      await update(this.db);
+      return;
+    }
+    await this.db.transaction().execute(async (trx) => {
+      const updated = await update(trx);
+      if (updated.numUpdatedRows > 0n) await handler.onSettled?.(item, outcome, trx);
+    });
+  }
+
+  /** Deletes sent items older than the retention, at most once a minute (dead ones stay for operators). */
+  private async prune(): Promise<void> {
+    const now = this.clock.now();
+    if (now - this.lastPrune < 60_000) return;
+    this.lastPrune = now;
+    await this.db
+      .deleteFrom('outbox')
+      .where('state', '=', 'sent')
+      .where('settled_at', '<', now - this.retentionMs)
+      .execute();
+  }
+}
