@@ -1,7 +1,7 @@
 // Compiles src/ to dist/ with tsc. With --if-stale it does nothing when dist/ is newer
 // than every source file, so `npm start` is quick after the first run.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,8 +17,12 @@ function newestSource(dir) {
   return newest;
 }
 
+// A release (scripts/release.mjs) ships dist/ without src/ or tsc: there is nothing to build.
+if (process.argv.includes('--if-stale') && !existsSync(path.join(root, 'src')) && existsSync(marker)) process.exit(0);
+
 const stale =
   !existsSync(marker) ||
+  !existsSync(path.join(root, 'dist', 'cli.js')) ||
   newestSource(path.join(root, 'src')) > statSync(marker).mtimeMs ||
   statSync(path.join(root, 'package.json')).mtimeMs > statSync(marker).mtimeMs;
 if (process.argv.includes('--if-stale') && !stale) process.exit(0);
@@ -33,3 +37,5 @@ copyFileSync(
   path.join(root, 'src', 'infra', 'db', 'checkpointer.worker.cjs'),
   path.join(root, 'dist', 'infra', 'db', 'checkpointer.worker.cjs'),
 );
+// `basalt` (package.json bin) runs as a program: tsc keeps its shebang but not an executable mode.
+chmodSync(path.join(root, 'dist', 'cli.js'), 0o755);

@@ -14,6 +14,10 @@ import type { Config } from '../config/index.js';
  * - Nothing happens on disk before `run` (and `--help` never reaches `run`); a command that needs
  *   the server's configuration calls `ctx.config()`, which creates DATA_DIR like the server does.
  * - It never starts a server unless that is what it is for (`basalt serve`).
+ * - It imports what it needs (the app, the database layer) with `await import()` inside `run`, so
+ *   `basalt --help` loads none of it. `withInstance` (src/cli/instance.ts) gives the server's
+ *   modules built over the configured database without listening; `openConfiguredDatabase` the
+ *   database alone.
  * - It returns the exit code: 0 on success; for failure, throw `CliError` with one clear line.
  */
 export interface CliCommand {

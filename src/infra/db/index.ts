@@ -1,6 +1,6 @@
 export { openDatabase } from './database.js';
 export type { Database, DatabaseHandle, Dialect, Executor } from './database.js';
-export { migrateToLatest } from './migrator.js';
+export { migrateToLatest, migrationStatus, type MigrationState } from './migrator.js';
 export type { DB } from './schema.js';
 export type { Flag, Millis } from './tables/core.js';
 export { flag, isUniqueViolation } from './values.js';

@@ -42,18 +42,34 @@ async function migrate(db: Database, dialect: Dialect, target: string | null): P
   });
 }
 
-async function runMigrations(db: Database, dialect: Dialect, target: string | null): Promise<string[]> {
+async function migratorFor(db: Database, dialect: Dialect): Promise<Migrator> {
   // Kysely looks for its bookkeeping tables in every schema unless told which; with several
   // schemas in one database (tests, tenants) it must be the connection's own.
   const schema =
     dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({
+  return new Migrator({
     db,
     provider: new ListedMigrations(dialect),
     // Numbers are reserved per area, so an older-numbered migration may arrive after a newer one.
     allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
+}
+
+export interface MigrationState {
+  readonly name: string;
+  /** When it was applied; `null` while pending. */
+  readonly executedAt: Date | null;
+}
+
+/** Every migration by name, applied or pending (`basalt migrate --status`); reads only, creates nothing. */
+export async function migrationStatus(db: Database, dialect: Dialect): Promise<MigrationState[]> {
+  const infos = await (await migratorFor(db, dialect)).getMigrations();
+  return infos.map((info) => ({ name: info.name, executedAt: info.executedAt ?? null }));
+}
+
+async function runMigrations(db: Database, dialect: Dialect, target: string | null): Promise<string[]> {
+  const migrator = await migratorFor(db, dialect);
   const { error, results } = await (target === null ? migrator.migrateToLatest() : migrator.migrateTo(target));
   if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
