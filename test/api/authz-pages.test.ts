@@ -62,6 +62,8 @@ interface World {
   integrationUrl: string;
   /** One error per caller, so each may create its issue once (a second is 409). */
   errors: Record<Caller, number>;
+  /** One client key per caller, so each may revoke its own once (a second is 404). */
+  keys: Record<Caller, number>;
   /** An issue opened by root (so no caller is its author) and a public snippet of the project. */
   issueIid: number;
   snippetId: number;
@@ -151,6 +153,27 @@ const TABLE: Row[] = [
     ok: 303,
     url: (w) => `${N(w)}/settings/operations/error_tracking`,
     form: () => ({ active: 'true' }),
+  },
+  {
+    route: 'POST /-/p/:project/settings/operations/error_tracking/client_keys',
+    min: 'maintainer',
+    api: 'POST /projects/{id}/error_tracking/client_keys',
+    ok: 303,
+    url: (w) => `${N(w)}/settings/operations/error_tracking/client_keys`,
+  },
+  {
+    route: 'POST /-/p/:project/settings/operations/error_tracking/client_keys/:key_id/revoke',
+    min: 'maintainer',
+    api: 'DELETE /projects/{id}/error_tracking/client_keys/{key_id}',
+    ok: 303,
+    url: (w, caller) => `${N(w)}/settings/operations/error_tracking/client_keys/${w.keys[caller]}/revoke`,
+  },
+  {
+    route: 'GET /-/p/:project/error_tracking/releases',
+    min: 'reporter',
+    api: 'GET /projects/{id}/error_tracking/release_health',
+    ok: 200,
+    url: (w) => `${N(w)}/error_tracking/releases`,
   },
   {
     route: 'GET /-/p/:project/error_tracking',
@@ -379,7 +402,12 @@ describe('authorization matrix of the pages: every project page, every kind of c
       Object.values(errors).every((id) => typeof id === 'number'),
       JSON.stringify([...byType]),
     );
+    const keys = {} as Record<Caller, number>;
+    for (const caller of CALLERS) {
+      keys[caller] = (await t.api('POST', `/projects/${project.id}/error_tracking/client_keys`)).json<{ id: number }>().id;
+    }
     return {
+      keys,
       visibility,
       projectId: project.id,
       fullPath: project.full_path,

@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createServer as createHttpServer, type Server } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromiumSkip, launchChromium, listeningApp, shootAtWidths } from '../helpers/chromium.js';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app.js';
-import { createProject, createUser, type TestUser } from '../helpers/factories.js';
-import { enableTracking, envelope, envelopePath, exceptionEvent, hex32, sentryAuth, storePath } from '../helpers/sentry.js';
+import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { enableTracking, envelope, envelopePath, exceptionEvent, hex32 } from '../helpers/sentry.js';
 
 const skip = chromiumSkip;
+const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** Screenshots of the page at both widths; none may be wider than the screen. */
 const shoot = (page: Page, name: string, wide: string[]) => shootAtWidths(page, 'error-tracking', name, wide);
@@ -22,30 +26,47 @@ async function trackedServer(): Promise<{ t: TestApp; base: string; owner: TestU
   return { t, base, owner, projectId, fullPath: project.full_path, key };
 }
 
-/** A developer triages errors in Chromium: list, filter, open, resolve, create an issue. */
-describe('error list and error page in Chromium', { skip }, () => {
+/** The real @sentry/node SDK sends with `dsn` (test/e2e/fixtures/sentry-node-pages-client.mjs). */
+function runSdk(dsn: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(here, 'fixtures', 'sentry-node-pages-client.mjs')], {
+      cwd: path.resolve(here, '..', '..'),
+      env: { ...process.env, SENTRY_DSN: dsn },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+/**
+ * Issue 22 through the real pages only: a Maintainer enables error tracking on Settings >
+ * Monitor and reads the DSN there, the real @sentry/node SDK sends with it, the error is found,
+ * its events stepped through (a breadcrumb, a tag), an issue created from it and the links
+ * followed both ways; a key is rotated on the page; a Reporter reads without actions.
+ */
+describe('error tracking through the pages in Chromium', { skip }, () => {
   let t: TestApp;
   let base: string;
   let browser: Browser;
   let owner: TestUser;
-  let projectId: number;
+  let reporter: TestUser;
   let fullPath: string;
 
   before(async () => {
-    let key: string;
-    ({ t, base, owner, projectId, fullPath, key } = await trackedServer());
-    const tracked = { key };
-    const send = async (event: Record<string, unknown>) => {
-      const res = await fetch(`${base}${storePath(projectId)}`, {
-        method: 'POST',
-        headers: { 'x-sentry-auth': sentryAuth(tracked.key), 'content-type': 'application/json' },
-        body: JSON.stringify(event),
-      });
-      assert.equal(res.status, 200);
-    };
-    await send(exceptionEvent({ user: { id: 'ann' } }));
-    await send(exceptionEvent({ user: { id: 'bob' }, value: 'division by zero again' }));
-    await send(exceptionEvent({ type: 'KeyError', value: "'cart'", fn: 'checkout', user: { id: 'ann' } }));
+    ({ t, base } = await listeningApp());
+    owner = await createUser(t.app);
+    reporter = await createUser(t.app);
+    const project = await createProject(t.app, owner);
+    fullPath = project.full_path;
+    await addMember(t.app, 'project', project.id, reporter, 20);
     browser = await launchChromium();
   });
 
@@ -54,65 +75,121 @@ describe('error list and error page in Chromium', { skip }, () => {
     await t.close();
   });
 
-  it('signs in, filters the list, opens an error, resolves it and creates an issue from it', async () => {
+  const signIn = async (page: Page, user: TestUser, to: string) => {
+    await page.goto(to);
+    await page.fill('#user_login', user.user.username);
+    await page.fill('#user_password', 'password-123');
+    await Promise.all([page.waitForURL(to), page.click('#new_user button[type=submit]')]);
+  };
+
+  it('enable, read the DSN, send with @sentry/node, find the error, step through events, create an issue, rotate a key; a Reporter reads', async () => {
     const page = await (await browser.newContext()).newPage();
     page.setDefaultTimeout(15_000);
     const wide: string[] = [];
     const list = `${base}/${fullPath}/-/error_tracking`;
+    await signIn(page, owner, list);
+    assert.match((await page.textContent('#no-errors')) ?? '', /No errors yet/);
+    await shoot(page, 'errors-empty', wide);
+
+    // The empty list leads to the DSN: Settings > Monitor, where error tracking is switched on.
+    await Promise.all([
+      page.waitForURL(/\/-\/settings\/operations/),
+      page.getByRole('link', { name: 'Get the DSN and setup snippets' }).click(),
+    ]);
+    assert.equal((await page.textContent('#error-tracking-state'))?.trim(), 'disabled');
+    await page.getByLabel('Active (integrated error tracking)').check();
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Save changes' }).click()]);
+    assert.equal((await page.textContent('#error-tracking-state'))?.trim(), 'enabled');
+    assert.ok(await page.getByLabel('Active (integrated error tracking)').isChecked());
+    const dsn = await page.getByLabel('DSN', { exact: true }).inputValue();
+    assert.match(dsn, /^http:\/\/bset_[0-9a-f]{32}@127\.0\.0\.1:\d+\/errortracking\/api\/v1\/projects\/\d+$/);
+    assert.match((await page.textContent('#snippet-node')) ?? '', new RegExp(`dsn: '${dsn.replaceAll('.', '\\.')}'`));
+    await shoot(page, 'settings', wide);
+
+    const sent = await runSdk(dsn);
+    assert.equal(sent.code, 0, sent.output);
+
+    // Find the error: the list, searched.
     await page.goto(list);
-    // Anonymous: the sign-in page, which brings the browser back afterwards.
-    assert.match(page.url(), /\/users\/sign_in\?redirect_to=/);
-    await page.fill('#user_login', owner.user.username);
-    await page.fill('#user_password', 'password-123');
-    await Promise.all([page.waitForURL(list), page.click('#new_user button[type=submit]')]);
+    await page.getByLabel('Search').fill('PaymentDeclined');
+    await Promise.all([page.waitForURL(/search=PaymentDeclined/), page.getByRole('button', { name: 'Apply' }).click()]);
+    const row = page.locator('#errors tbody tr');
+    assert.equal(await row.count(), 1);
+    assert.equal((await row.locator('td.events').textContent())?.trim(), '3');
+    assert.equal((await row.locator('td.users').textContent())?.trim(), '3');
+    assert.equal(await row.locator('svg.et-spark rect').count(), 1, 'the three events fall in the current hour');
     await shoot(page, 'errors', wide);
-
-    assert.equal(await page.locator('#errors tbody tr').count(), 2);
-    assert.equal((await page.textContent('#error-total'))?.trim(), '2 errors');
-
-    await page.fill('input[name=search]', 'keyerror');
-    await Promise.all([page.waitForURL(/search=keyerror/), page.click('form.et-search button')]);
-    assert.equal(await page.locator('#errors tbody tr').count(), 1);
-    assert.match((await page.textContent('#errors tbody tr')) ?? '', /KeyError: 'cart'/);
-
-    await page.fill('input[name=search]', '');
-    await page.selectOption('select[name=sort]', 'frequency');
-    await Promise.all([page.waitForURL(/sort=frequency/), page.click('form.et-search button')]);
-    const first = page.locator('#errors tbody tr').first();
-    assert.match((await first.textContent()) ?? '', /ZeroDivisionError: division by zero again/);
-    assert.equal((await first.locator('td.events').textContent())?.trim(), '2');
-    assert.equal((await first.locator('td.users').textContent())?.trim(), '2');
-
-    await Promise.all([page.waitForURL(/\/-\/error_tracking\/\d+\/details$/), first.locator('a').click()]);
+    await Promise.all([page.waitForURL(/\/-\/error_tracking\/\d+\/details$/), row.locator('a').first().click()]);
+    const errorUrl = page.url();
+    assert.match((await page.textContent('#error-title')) ?? '', /PaymentDeclinedError: card declined/);
+    assert.equal((await page.textContent('#occurrences'))?.trim(), '3');
+    assert.equal(await page.locator('#chart-24h g.et-bar').count(), 24);
+    assert.equal(await page.locator('#chart-30d g.et-bar').count(), 30);
+    assert.equal(await page.getAttribute('#chart-24h', 'data-total'), '3');
+    assert.match((await page.locator('#app-frames li').first().textContent()) ?? '', /chargeCard/);
+    assert.equal(await page.locator('#library-frames').getAttribute('open'), null, 'library frames start folded');
+    // The latest event: its breadcrumb, its tag, its user, its SDK.
+    assert.match((await page.textContent('#breadcrumbs')) ?? '', /added item 3 to the cart/);
+    assert.match((await page.textContent('#tags')) ?? '', /checkout_step: payment/);
+    assert.match((await page.textContent('#event-user')) ?? '', /carol/);
+    assert.match((await page.textContent('#event-sdk')) ?? '', /sentry\.javascript\.node \d+\./);
+    const latestId = await page.getAttribute('#event', 'data-event-id');
     await shoot(page, 'error', wide);
-    assert.equal((await page.textContent('#occurrences'))?.trim(), '2');
-    assert.equal((await page.textContent('#users-affected'))?.trim(), '2');
-    assert.equal(await page.locator('#chart-24h rect').count(), 1, 'both events fall in the current hour');
-    assert.equal(await page.getAttribute('#chart-30d', 'data-total'), '2');
-    const inApp = page.locator('#stack-trace li.in-app');
-    assert.equal(await inApp.count(), 1);
-    assert.match((await inApp.textContent()) ?? '', /compute/);
-    const highlighted = await inApp.evaluate((el) => getComputedStyle(el).borderLeftWidth);
-    assert.equal(highlighted, '4px', 'in-app frames are highlighted');
 
+    // Step through the events: older twice, then newer, then latest, then one by its id.
+    await Promise.all([page.waitForURL(/event=/), page.getByRole('link', { name: '← Older' }).click()]);
+    assert.match((await page.textContent('#breadcrumbs')) ?? '', /added item 2 to the cart/);
+    const middleId = await page.getAttribute('#event', 'data-event-id');
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: '← Older' }).click()]);
+    assert.match((await page.textContent('#event-user')) ?? '', /alice/);
+    assert.equal(await page.getByRole('link', { name: '← Older' }).count(), 0, 'the first event has none older');
+    await shoot(page, 'error-oldest-event', wide);
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Newer →' }).click()]);
+    assert.equal(await page.getAttribute('#event', 'data-event-id'), middleId);
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Latest', exact: true }).click()]);
+    assert.equal(await page.getAttribute('#event', 'data-event-id'), latestId);
+    await page.getByLabel('Event ID').fill(middleId!);
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Show event' }).click()]);
+    assert.equal(await page.getAttribute('#event', 'data-event-id'), middleId);
+
+    // Create an issue from it and follow the links both ways.
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Create issue' }).click()]);
+    assert.match((await page.textContent('.flash-notice')) ?? '', /Issue #1 was created from this error/);
+    await Promise.all([page.waitForURL(/\/-\/issues\/1$/), page.locator('#linked-issue a').click()]);
+    assert.match((await page.textContent('main')) ?? '', /PaymentDeclinedError/);
+    await shoot(page, 'issue-from-error', wide);
+    await Promise.all([page.waitForURL(errorUrl), page.locator(`#issue-origins a[href$="${new URL(errorUrl).pathname}"]`).click()]);
     await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Resolve' }).click()]);
     assert.equal((await page.textContent('#error-status'))?.trim(), 'resolved');
-    assert.match((await page.textContent('.flash-notice')) ?? '', /resolved/);
 
-    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Create issue' }).click()]);
-    assert.match((await page.textContent('#linked-issue')) ?? '', /#1/);
-    assert.match((await page.textContent('.flash-notice')) ?? '', /Issue #1 was created from this error/);
-    assert.equal(await page.locator('button:has-text("Create issue")').count(), 0);
+    // Release health (the Node SDK of the table sends no sessions from a script: the empty state).
+    await page.goto(`${list}/releases`);
+    await shoot(page, 'releases', wide);
 
-    const issue = await t.api('GET', `/projects/${projectId}/issues/1`, { token: owner.token });
-    assert.equal(issue.statusCode, 200);
-    assert.match(issue.json().description, /at compute \(app\/views\.py:42\) \[in app\]/);
-    assert.ok(issue.json().description.includes(page.url().replace(/\?.*$/, '')), 'the issue links back to the error page');
+    // Rotate the key on the page: create a new one (its DSN becomes the one shown), revoke the old.
+    await page.goto(`${base}/${fullPath}/-/settings/operations`);
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Create key' }).click()]);
+    const rotated = await page.getByLabel('DSN', { exact: true }).inputValue();
+    assert.notEqual(rotated, dsn);
+    assert.equal(await page.locator('#client-keys li').count(), 2);
+    const old = page.locator('#client-keys li').first();
+    await old.locator('summary', { hasText: 'Revoke' }).click();
+    await shoot(page, 'settings-revoke', wide);
+    await Promise.all([page.waitForNavigation(), old.getByRole('button', { name: /^Revoke key/ }).click()]);
+    assert.match((await page.textContent('.flash-notice')) ?? '', /was revoked/);
+    assert.equal(await page.locator('#client-keys li').count(), 1);
+    assert.equal((await runSdk(dsn)).code, 0, 'the SDK gives up quietly');
+    await page.goto(`${list}?status=all`);
+    assert.equal((await page.textContent('#errors td.events'))?.trim(), '3', "the revoked key's events were refused");
 
-    // The resolved error left the default (unresolved) list; the former address leads there.
-    await page.goto(`${base}/-/projects/${projectId}/errors`);
-    assert.equal(page.url(), list);
-    assert.equal(await page.locator('#errors tbody tr').count(), 1);
+    // A Reporter reads the error pages without any action.
+    const theirs = await (await browser.newContext()).newPage();
+    await signIn(theirs, reporter, `${list}?status=all`);
+    await Promise.all([theirs.waitForURL(errorUrl), theirs.locator('#errors tbody tr a').first().click()]);
+    assert.equal(await theirs.locator('#error-actions').count(), 0);
+    assert.equal(await theirs.getByRole('button', { name: 'Create issue' }).count(), 0);
+    assert.match((await theirs.textContent('#tags')) ?? '', /checkout_step/);
+    await shoot(theirs, 'error-as-reporter', wide);
     assert.deepEqual(wide, []);
   });
 });
