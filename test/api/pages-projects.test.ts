@@ -208,6 +208,32 @@ describe('issue pages', () => {
     assert.equal(anonymousNew.statusCode, 302);
   });
 
+  it('a long discussion is paged, oldest first; a new comment lands on the last page', async () => {
+    const project = await createProject(t.app, alice, { visibility: 'public' });
+    const issue = (await t.api('POST', `/projects/${project.id}/issues`, { token: alice.token, body: { title: 'Long thread' } })).json();
+    const { issues } = t.app.modules.projects;
+    const row = await issues.get(project, issue.iid, alice.actor, 50);
+    for (let i = 1; i <= 205; i += 1) await issues.addNote(project, row, alice.user.id, `Comment number ${i}.`);
+    const browser = await browserFor(t, bob);
+    const first = await browser.request('GET', pathOf(issue.web_url));
+    assert.equal((first.body.match(/<li id="note-\d+" class="note"/g) ?? []).length, 100);
+    assert.match(first.body, /Comment number 1\.</);
+    assert.doesNotMatch(first.body, /Comment number 101\./);
+    assert.match(first.body, /Comments page 1 of 3/);
+    assert.match(first.body, /href="[^"]*\?notes_page=2#notes-heading" rel="next">Newer comments/);
+    const last = await browser.request('GET', `${pathOf(issue.web_url)}?notes_page=3`);
+    assert.equal((last.body.match(/<li id="note-\d+" class="note"/g) ?? []).length, 5);
+    assert.match(last.body, /Comment number 205\./);
+    assert.match(last.body, /rel="prev">Older comments/);
+    const noted = await browser.request('POST', `${pathOf(issue.web_url)}/notes`, {
+      form: { authenticity_token: TestBrowser.csrfOf(first.body), body: 'The newest word' },
+    });
+    assert.equal(noted.statusCode, 303);
+    assert.match(String(noted.headers.location), /\?notes_page=3#note-\d+$/);
+    assert.match((await browser.request('GET', String(noted.headers.location).split('#')[0]!)).body, /The newest word/);
+    assert.equal((await browser.request('GET', `${pathOf(issue.web_url)}?notes_page=0`)).statusCode, 400);
+  });
+
   it('an issue page renders Markdown safely, takes comments, and closes and reopens for those who may', async () => {
     const project = await createProject(t.app, alice, { visibility: 'public' });
     await addMember(t.app, 'project', project.id, reporter, 20);

@@ -13,9 +13,12 @@ import type { ProjectsPagesDeps } from './projects.pages.js';
 import type { ProjectRow } from './projects.repository.js';
 
 const PER_PAGE = 20;
-const NOTES_SHOWN = 500;
+/** Comments a page of an issue shows, oldest first; longer discussions are paged. */
+const NOTES_PER_PAGE = 100;
+const MAX_NOTES_PAGE = 10_000;
 const ProjectParams = Type.Object({ project: Type.String({ minLength: 1, maxLength: 1024 }) });
 const IssueParams = Type.Object({ project: Type.String({ minLength: 1, maxLength: 1024 }), iid: Type.Integer({ minimum: 1 }) });
+const IssueQuery = Type.Object({ notes_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_NOTES_PAGE })) });
 const ListQuery = Type.Object({
   state: Type.Optional(Type.Union([Type.Literal('opened'), Type.Literal('closed'), Type.Literal('all')])),
   search: Type.Optional(Type.String({ maxLength: 255 })),
@@ -37,6 +40,8 @@ const ActionForm = Type.Object({ authenticity_token: Type.Optional(Type.String({
  * list, a new issue, an issue with its comments, closing and reopening. The same rules as the
  * API: confidential issues for Reporters and their authors, closing for Reporters and the author.
  */
+const notesPageQuery = (page: number) => (page > 1 ? `?notes_page=${page}` : '');
+
 export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
   const { issues, users, projects, extensions } = deps;
 
@@ -81,11 +86,16 @@ export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
   const canClose = (request: FastifyRequest, issue: IssueRow, level: number) =>
     request.page.actor !== null && (level >= AccessLevel.REPORTER || issue.author_id === request.page.actor.user.id);
 
-  const issuePage = async (request: FastifyRequest, iid: number, comment?: { input: Record<string, unknown>; errors: FieldErrors }) => {
+  const issuePage = async (
+    request: FastifyRequest,
+    iid: number,
+    comment?: { input: Record<string, unknown>; errors: FieldErrors },
+    notesPage = 1,
+  ) => {
     const { project, level } = resolved(request);
     const issue = await visibleIssue(request, project, level, iid);
     const [notes, origins] = await Promise.all([
-      issues.listNotes(issue, 'asc', NOTES_SHOWN, 0),
+      issues.listNotes(issue, 'asc', NOTES_PER_PAGE, (notesPage - 1) * NOTES_PER_PAGE),
       extensions.issueOrigins(issue, project, level),
     ]);
     const byId = await users.mapByIds([issue.author_id, issue.closed_by_id, ...notes.rows.map((n) => n.author_id)]);
@@ -99,6 +109,8 @@ export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
         project={project}
         issue={issue}
         notes={notes.rows}
+        notesPage={notesPage}
+        notesPages={Math.max(1, Math.ceil(notes.total / NOTES_PER_PAGE))}
         users={byId}
         origins={origins}
         csrf={request.page.csrf}
@@ -204,8 +216,8 @@ export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
 
   web.get(
     '/-/p/:project/issues/:iid',
-    { schema: { params: IssueParams }, config: { page: { signIn: 'optional', project: 0 } } },
-    async (request, reply) => sendPage(reply, await issuePage(request, request.params.iid)),
+    { schema: { params: IssueParams, querystring: IssueQuery }, config: { page: { signIn: 'optional', project: 0 } } },
+    async (request, reply) => sendPage(reply, await issuePage(request, request.params.iid, undefined, request.query.notes_page ?? 1)),
   );
 
   web.post(
@@ -221,7 +233,10 @@ export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
       const issue = await issues.get(project, request.params.iid, actor, level);
       try {
         const note = await issues.addNoteFromUser(project, issue, actor.user.id, request.body.body, spamContextOf(request, actor.user.id));
-        return reply.redirectWithFlash(`${issuePath(project, issue.iid)}#note-${note.id}`, {
+        // The new comment is the newest: on the last page of the discussion.
+        const { total } = await issues.listNotes(issue, 'asc', 1, 0);
+        const last = Math.min(MAX_NOTES_PAGE, Math.ceil(total / NOTES_PER_PAGE));
+        return reply.redirectWithFlash(`${issuePath(project, issue.iid)}${notesPageQuery(last)}#note-${note.id}`, {
           kind: 'notice',
           text: 'Your comment was added.',
         });

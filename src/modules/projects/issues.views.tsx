@@ -152,6 +152,9 @@ export interface IssuePageProps {
   project: ProjectRow;
   issue: IssueRow;
   notes: readonly NoteRow[];
+  /** Which page of the comments is shown, of how many (oldest first). */
+  notesPage: number;
+  notesPages: number;
   users: Map<number, UserRow>;
   origins: readonly IssueOrigin[];
   csrf: string;
@@ -159,6 +162,29 @@ export interface IssuePageProps {
   canComment: boolean;
   canClose: boolean;
   comment?: { input: Record<string, unknown>; errors: FieldErrors };
+}
+
+/** Older and newer comments of a long discussion, with where this page stands. */
+function CommentsPager({ here, page, pages }: { here: string; page: number; pages: number }) {
+  if (pages <= 1 && page <= 1) return null;
+  const href = (n: number) => (n > 1 ? `${here}?notes_page=${n}#notes-heading` : `${here}#notes-heading`);
+  return (
+    <nav class="pager" aria-label="Comment pages">
+      {page > 1 ? (
+        <a href={href(page - 1)} rel="prev">
+          Older comments
+        </a>
+      ) : null}
+      <span class="muted">
+        Comments page {page} of {pages}
+      </span>
+      {page < pages ? (
+        <a href={href(page + 1)} rel="next">
+          Newer comments
+        </a>
+      ) : null}
+    </nav>
+  );
 }
 
 export function IssuePage(props: IssuePageProps) {
@@ -201,7 +227,8 @@ export function IssuePage(props: IssuePageProps) {
       </article>
       <section aria-labelledby="notes-heading">
         <h2 id="notes-heading">Comments</h2>
-        {props.notes.length === 0 ? <p class="muted">No comments yet.</p> : null}
+        {props.notes.length === 0 && props.notesPage === 1 ? <p class="muted">No comments yet.</p> : null}
+        <CommentsPager here={here} page={props.notesPage} pages={props.notesPages} />
         <ol class="notes" id="notes">
           {props.notes.map((note) => (
             <li key={note.id} id={`note-${note.id}`} class={note.system === 1 ? 'note system' : 'note'}>
@@ -213,6 +240,7 @@ export function IssuePage(props: IssuePageProps) {
             </li>
           ))}
         </ol>
+        <CommentsPager here={here} page={props.notesPage} pages={props.notesPages} />
         {props.canComment ? (
           <form method="post" action={`${here}/notes`} class="stacked" id="comment-form">
             <Csrf token={csrf} />
