@@ -34,6 +34,7 @@ import { createEventsModule, type EventsModule } from './modules/events/index.js
 import { createDashboardModule } from './modules/dashboard/index.js';
 import { createGitModule, type GitModule } from './modules/git/index.js';
 import { createAdminModule } from './modules/admin/index.js';
+import { createWebhooksModule, type WebhooksModule } from './modules/webhooks/index.js';
 import { installJsonParser } from './infra/http/json-parser.js';
 import { AT_LEAST_ONE_OF, installParamCoercion } from './infra/http/params.js';
 import { installRackForms, parseRackQuery, queryError } from './infra/http/rack-params.js';
@@ -61,6 +62,7 @@ export interface Modules {
   notifications: NotificationsModule;
   events: EventsModule;
   git: GitModule;
+  webhooks: WebhooksModule;
 }
 
 declare module 'fastify' {
@@ -179,6 +181,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     recipients: notifications.mailer,
     settingsSections: [errorTracking.settingsSection],
   });
+  const webhooks = createWebhooksModule(platform, { identity, projects, version: VERSION });
   const operations = createOperationsModule(platform, {
     version: VERSION,
     metrics: metrics.registry,
@@ -186,7 +189,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     overloaded: () => shedder.overloaded || database.poolStats().waiting > 50,
   });
   const admin = createAdminModule(platform, { identity, projects, oauth, git, version: VERSION });
-  const modules: Modules = { identity, projects, oauth, spam, notifications, events, errorTracking, alerts, git };
+  const modules: Modules = { identity, projects, oauth, spam, notifications, events, errorTracking, alerts, git, webhooks };
   app.decorate('modules', modules);
   // The module table in creation order: both registrations below go through it in this order.
   const mounted: readonly ModuleRoutes[] = [
@@ -200,6 +203,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     events,
     dashboard,
     alerts,
+    webhooks,
     operations,
     admin,
   ];

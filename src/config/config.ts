@@ -91,6 +91,8 @@ export interface Config {
   readonly sessionMaxLifetimeDays: number;
   /** CIDR ranges whose clients may read `/-/metrics` and readiness details; others get 404. */
   readonly monitoringAllowlist: readonly string[];
+  /** Whether webhooks may reach loopback, private and link-local addresses (the established product's setting; off). */
+  readonly webhookAllowLocalNetwork: boolean;
   /** Outgoing mail; `null` (SMTP_URL unset) sends nothing (src/config/mail.ts). */
   readonly mail: MailConfig | null;
 }
@@ -348,6 +350,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const sessionIdleTimeoutMinutes = parseInteger(env, 'SESSION_IDLE_TIMEOUT_MINUTES', 10_080, 1, 525_600, problems);
   const sessionMaxLifetimeDays = parseInteger(env, 'SESSION_MAX_LIFETIME_DAYS', 30, 1, 3650, problems);
   const mail = parseMail(env, problems);
+  const webhookAllowLocalNetwork = parseBoolean(env, 'WEBHOOK_ALLOW_LOCAL_NETWORK', false, problems);
   const monitoringAllowlist = parseMonitoringAllowlist(env.MONITORING_ALLOWLIST ?? DEFAULT_MONITORING_ALLOWLIST, problems);
   const logLevel = parseChoice(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', problems);
   let secretKeyBase = env.SECRET_KEY_BASE || '';
@@ -394,6 +397,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     sessionIdleTimeoutMinutes,
     sessionMaxLifetimeDays,
     monitoringAllowlist: Object.freeze(monitoringAllowlist),
+    webhookAllowLocalNetwork,
     mail,
     ...overrides,
   });

@@ -19,6 +19,24 @@ export interface PushedRef {
   commitTo: string | null;
   commitCount: number;
   commitTitle: string | null;
+  /** The newest commits the push brought to a branch (at most 20, oldest first), for webhooks; absent in bulk events. */
+  commits?: PushedCommit[];
+  /** An annotated tag's message. */
+  tagMessage?: string | null;
+}
+
+/** One commit of a push as webhook receivers see it (the established product's commit attributes). */
+export interface PushedCommit {
+  id: string;
+  message: string;
+  title: string;
+  /** ISO 8601 with the author's offset. */
+  timestamp: string;
+  authorName: string;
+  authorEmail: string;
+  added: string[];
+  modified: string[];
+  removed: string[];
 }
 
 export type DomainEvent =

@@ -9,7 +9,7 @@ export interface ProjectNavProps {
   /** The caller's access level on the project (0 for a visitor of a public project). */
   readonly level: number;
   /** Which entry is the current page. */
-  readonly current?: 'overview' | 'issues' | 'activity' | 'alerts' | 'errors' | 'settings';
+  readonly current?: 'overview' | 'issues' | 'activity' | 'alerts' | 'errors' | 'settings' | 'webhooks';
 }
 
 /**
@@ -25,6 +25,7 @@ export function ProjectNav({ fullPath, name, level, current }: ProjectNavProps) 
     { id: 'alerts', label: 'Alerts', href: `${base}/-/alert_management`, least: ROLE.developer },
     { id: 'errors', label: 'Error tracking', href: `${base}/-/error_tracking`, least: ROLE.reporter },
     { id: 'settings', label: 'Settings', href: `${base}/-/settings/operations`, least: ROLE.maintainer },
+    { id: 'webhooks', label: 'Webhooks', href: `${base}/-/hooks`, least: ROLE.maintainer },
   ];
   return (
     <nav class="project-nav" aria-label="Project">

@@ -7,6 +7,7 @@ import type { ErrorTrackingTables } from './tables/error-tracking.js';
 import type { OAuthTables } from './tables/oauth.js';
 import type { NotificationsEventsTables } from './tables/notifications-events.js';
 import type { OutboxTables } from './tables/outbox.js';
+import type { WebhooksTables } from './tables/webhooks.js';
 
 /**
  * Every table, as Kysely sees it. Each area keeps its table types in its own file under
@@ -22,4 +23,5 @@ export interface DB
     NotificationsEventsTables,
     GitTables,
     CacheEpochTables,
-    OutboxTables {}
+    OutboxTables,
+    WebhooksTables {}

@@ -1,4 +1,4 @@
-import type { PushedRef } from '../../infra/bus.js';
+import type { PushedCommit, PushedRef } from '../../infra/bus.js';
 import { git } from './git.exec.js';
 
 export interface RefCommand {
@@ -79,6 +79,50 @@ async function count(repo: string, args: string[]): Promise<number> {
   return Number.parseInt(out.trim(), 10) || 0;
 }
 
+/** Commits webhook payloads carry per push, and file names per commit (the established product's limit is 20 commits). */
+const HOOK_COMMITS = 20;
+const HOOK_FILES = 1000;
+const RECORD = '\x1e';
+const FIELD = '\x1f';
+
+/** Up to the newest 20 commits of a rev-list range, oldest first, with the files each added, modified and removed. */
+async function hookCommits(repo: string, range: string[]): Promise<PushedCommit[]> {
+  const format = `--format=${RECORD}%H${FIELD}%an${FIELD}%ae${FIELD}%aI${FIELD}%B${FIELD}`;
+  const out = await git(['log', '-n', String(HOOK_COMMITS), '--no-renames', '--root', '--name-status', '--no-color', format, ...range], {
+    cwd: repo,
+  }).catch(() => '');
+  const commits: PushedCommit[] = [];
+  for (const record of out.split(RECORD).slice(1)) {
+    const [id = '', authorName = '', authorEmail = '', timestamp = '', message = '', files = ''] = record.split(FIELD);
+    const commit: PushedCommit = {
+      id,
+      message,
+      title: message.split('\n')[0] ?? '',
+      timestamp,
+      authorName,
+      authorEmail,
+      added: [],
+      modified: [],
+      removed: [],
+    };
+    for (const line of files.split('\n')) {
+      const [status = '', name] = line.split('\t');
+      if (!name) continue;
+      const list = status.startsWith('A') ? commit.added : status.startsWith('D') ? commit.removed : commit.modified;
+      if (list.length < HOOK_FILES) list.push(name);
+    }
+    commits.push(commit);
+  }
+  return commits.reverse();
+}
+
+/** An annotated tag's message; null for a lightweight tag. */
+async function tagMessage(repo: string, ref: string): Promise<string | null> {
+  const out = await git(['for-each-ref', '--format=%(objecttype)%1f%(contents)', ref], { cwd: repo }).catch(() => '');
+  const [type, contents = ''] = out.split(FIELD);
+  return type === 'tag' ? contents.trim() || null : null;
+}
+
 async function commitOf(repo: string, oid: string): Promise<string | null> {
   const out = await git(['rev-parse', '--verify', '--quiet', `${oid}^{commit}`], { cwd: repo }).catch(() => '');
   return out.trim() || null;
@@ -125,12 +169,18 @@ export async function describePush(
     }
     const commit = await commitOf(repo, c.newOid);
     let commitCount = 0;
+    let range: string[] = [];
     if (c.refType === 'tag') commitCount = commit ? 1 : 0;
-    else if (c.action === 'pushed') commitCount = await count(repo, [`${c.oldOid}..${c.newOid}`]);
-    else if (c.ref === defaultRef || !defaultExists) commitCount = await count(repo, [c.newOid]);
-    else commitCount = await count(repo, [c.newOid, '--not', defaultRef]);
+    else if (c.action === 'pushed') range = [`${c.oldOid}..${c.newOid}`];
+    else if (c.ref === defaultRef || !defaultExists) range = [c.newOid];
+    else range = [c.newOid, '--not', defaultRef];
+    if (range.length > 0) commitCount = await count(repo, range);
     const message = commit ? await git(['show', '-s', '--format=%B', commit], { cwd: repo }).catch(() => '') : '';
-    refs.push({ ...base, commitCount, commitTitle: truncateTitle(message) });
+    const extra: Partial<PushedRef> =
+      c.refType === 'tag'
+        ? { tagMessage: await tagMessage(repo, c.ref) }
+        : { commits: commitCount > 0 ? await hookCommits(repo, range) : [] };
+    refs.push({ ...base, commitCount, commitTitle: truncateTitle(message), ...extra });
   }
   return refs;
 }

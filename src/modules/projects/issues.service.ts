@@ -214,8 +214,8 @@ export class IssuesService {
     return note;
   }
 
-  findNote(noteId: number): Promise<NoteRow | undefined> {
-    return this.issues.findNote(noteId);
+  findNote(noteId: number, executor?: Executor): Promise<NoteRow | undefined> {
+    return (executor ? this.issues.on(executor) : this.issues).findNote(noteId);
   }
 
   listNotes(issue: IssueRow, sort: 'asc' | 'desc', limit: number, offset: number) {

@@ -62,8 +62,15 @@ export class ProjectsService {
     return target ? { movedTo: target.full_path, target } : {};
   }
 
-  findById(id: number): Promise<ProjectRow | undefined> {
-    return this.projects.findById(id);
+  /** By id; other modules pass their transaction when they read inside one (a bus subscriber). */
+  findById(id: number, executor?: Executor): Promise<ProjectRow | undefined> {
+    return (executor ? this.projects.on(executor) : this.projects).findById(id);
+  }
+
+  /** The project's namespace and its ancestors, root first, read with the caller's executor when given. */
+  ancestry(project: ProjectRow, executor?: Executor): Promise<NamespaceRow[]> {
+    const namespacePath = project.full_path.slice(0, project.full_path.lastIndexOf('/'));
+    return (executor ? this.namespaces.on(executor) : this.namespaces).ancestry(namespacePath);
   }
 
   findByIdIncludingDeleted(id: number): Promise<ProjectRow | undefined> {

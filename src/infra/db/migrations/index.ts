@@ -11,6 +11,7 @@ import { errorEventIdsMigration } from './0010_error_event_ids.js';
 import { errorFingerprintKeysMigration } from './0011_error_fingerprint_keys.js';
 import { projectsActivityIndexMigration } from './0012_projects_activity_index.js';
 import { outboxMigration } from './0013_outbox.js';
+import { webhooksMigration } from './0014_webhooks.js';
 import { errorPagesMigration } from './0016_error_pages.js';
 import type { MigrationFactory } from './helpers.js';
 
@@ -19,7 +20,7 @@ import type { MigrationFactory } from './helpers.js';
  * area so work on different areas never collides: 0001 core, 0002 auth, 0003 oauth,
  * 0004 alerts, 0005 error tracking, 0006 notifications and events, 0007 git, 0008 cache epochs;
  * later changes take the next free number (0009 OAuth token ids, 0010 error event ids,
- * 0011 error fingerprint keys, 0012 the projects' activity index, 0013 the outbox).
+ * 0011 error fingerprint keys, 0012 the projects' activity index, 0013 the outbox, 0014 webhooks).
  * A shipped migration is never edited; a change is a new file.
  */
 export const migrations: Record<string, MigrationFactory> = {
@@ -36,5 +37,6 @@ export const migrations: Record<string, MigrationFactory> = {
   '0011_error_fingerprint_keys': errorFingerprintKeysMigration,
   '0012_projects_activity_index': projectsActivityIndexMigration,
   '0013_outbox': outboxMigration,
+  '0014_webhooks': webhooksMigration,
   '0016_error_pages': errorPagesMigration,
 };
