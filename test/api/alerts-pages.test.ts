@@ -98,14 +98,14 @@ describe('alert pages', () => {
     const detail = await browser.request('GET', detailPath);
     assert.equal(detail.statusCode, 200);
     assert.match(detail.body, /data-field="Events">2</);
-    assert.match(detail.body, /id="custom-fields">[^<]*&quot;team&quot;|id="custom-fields">[^<]*"team"/);
+    assert.match(detail.body, /id="custom-fields"><dt>team<\/dt><dd>\{&quot;name&quot;:&quot;ops&quot;\}/);
     assert.match(detail.body, /id="payload">/);
     const csrf = TestBrowser.csrfOf(detail.body);
     const changed = await browser.request('POST', `${detailPath}/status`, { form: { authenticity_token: csrf, status: 'acknowledged' } });
     assert.equal(changed.statusCode, 303);
     assert.equal(changed.headers.location, detailPath);
     const after = await browser.request('GET', detailPath);
-    assert.match(after.body, /data-field="Status">acknowledged</);
+    assert.match(after.body, /data-field="Status"><span[^>]*>acknowledged</);
     assert.match(after.body, /Status changed to acknowledged/);
     const invalid = await browser.request('POST', `${detailPath}/status`, { form: { authenticity_token: csrf, status: 'gone' } });
     assert.equal(invalid.statusCode, 400);

@@ -85,10 +85,10 @@ describe('Settings > Monitor and Monitor > Alerts in Chromium', { skip }, () => 
     await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Browser test alert' }).click()]);
     assert.equal(new URL(page.url()).pathname, `/${fullPath}/-/alert_management/2/details`);
     assert.equal(await page.textContent('h1'), 'Alert #2: Browser test alert');
-    assert.equal(await page.textContent('td[data-field=Severity]'), 'medium');
+    assert.equal(await page.textContent('dd[data-field=Severity]'), 'medium');
     await page.getByLabel('Status').selectOption('acknowledged');
     await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Change status' }).click()]);
-    assert.equal(await page.textContent('td[data-field=Status]'), 'acknowledged');
+    assert.equal(await page.textContent('dd[data-field=Status]'), 'acknowledged');
     assert.match((await page.textContent('.flash')) ?? '', /Status changed to acknowledged/);
     await shoot(page, 'alert', wide);
 

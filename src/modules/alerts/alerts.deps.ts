@@ -10,6 +10,7 @@ import type { ReceiverTargets } from './targets.service.js';
 import type { IdentityModule } from '../identity/index.js';
 import type { ProjectsModule } from '../projects/index.js';
 import type { AlertRecipients } from './ingest.service.js';
+import type { Person } from './alerts.views.js';
 
 /** What the alerts routes and pages are built with. */
 export interface AlertsDeps {
@@ -24,6 +25,12 @@ export interface AlertsDeps {
   trail(project: ProjectRow, viewer: Actor | null): Promise<Crumb[]>;
   /** What other modules add to Settings > Monitor, after the alert integrations. */
   settingsSections: readonly MonitorSettingsSection[];
+  /** The people an alert's page names (activity authors, its assignee) and may assign it to. */
+  people: {
+    byIds(ids: readonly number[]): Promise<Map<number, Person>>;
+    /** The project's members, inherited ones included, who may see alerts (Developer and above). */
+    assignable(project: ProjectRow): Promise<Person[]>;
+  };
   /** One alert as the API shows it (with its integration and incident). */
   present(alert: AlertRow, project: ProjectRow): Promise<ReturnType<typeof import('./alerts.presenter.js').mapAlert>>;
 }

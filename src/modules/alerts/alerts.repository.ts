@@ -167,7 +167,17 @@ export class AlertsRepository extends Repository {
     return this.db.selectFrom('alerts').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst();
   }
 
-  async list(projectId: number, filter: AlertFilter, limit: number, offset: number): Promise<{ rows: AlertRow[]; total: number }> {
+  /**
+   * A page of alerts and how many match. `knownTotal`: the caller already has the count (the
+   * list page's tabs count by status), so the matching rows are not counted a second time.
+   */
+  async list(
+    projectId: number,
+    filter: AlertFilter,
+    limit: number,
+    offset: number,
+    knownTotal?: number,
+  ): Promise<{ rows: AlertRow[]; total: number }> {
     let query = this.db.selectFrom('alerts').where('project_id', '=', projectId);
     if (filter.statuses?.length) query = query.where('status', 'in', filter.statuses);
     if (filter.severities?.length) query = query.where('severity', 'in', filter.severities);
@@ -177,7 +187,8 @@ export class AlertsRepository extends Repository {
         eb.or(['title', 'description', 'service', 'monitoring_tool'].map((column) => eb(sql`lower(${sql.ref(column)})`, 'like', like))),
       );
     }
-    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count =
+      knownTotal === undefined ? await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow() : { n: knownTotal };
     const [key, direction] = splitSort(filter.sort);
     const ordered = query
       .selectAll()

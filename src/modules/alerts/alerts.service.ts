@@ -1,25 +1,80 @@
 import type { Clock } from '../../infra/clock.js';
-import { isUniqueViolation } from '../../infra/db/index.js';
+import { isUniqueViolation, type Transact, type VersionCache } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError } from '../../infra/errors/index.js';
 import type { Page } from '../../infra/http/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import type { SettingsInput } from './alerts.schemas.js';
 import type { AlertsRepository, AlertFilter, AlertRow, AlertSettingsRow, AlertStatus } from './alerts.repository.js';
 import { DEFAULT_SETTINGS } from './ingest.service.js';
+import type { AlertActivityRepository, AlertActivityRow } from './activity.repository.js';
+import type { Incidents } from './incidents.service.js';
 
 /** Alert views, manual status changes and the project's alert settings. */
 export class AlertsService {
   constructor(
     private readonly alerts: AlertsRepository,
     private readonly clock: Clock,
+    private readonly activity: AlertActivityRepository,
+    private readonly incidents: Incidents,
+    private readonly transact: Transact,
+    private readonly counts: VersionCache<Record<string, number>>,
   ) {}
 
-  list(project: ProjectRow, filter: AlertFilter, page: Page) {
-    return this.alerts.list(project.id, filter, page.limit, page.offset);
+  /** `knownTotal`: how many match, when the caller counted already (alerts.repository.ts). */
+  list(project: ProjectRow, filter: AlertFilter, page: Page, knownTotal?: number) {
+    return this.alerts.list(project.id, filter, page.limit, page.offset, knownTotal);
   }
 
+  /** The alert's activity list (status changes, assignment, incident), oldest first. */
+  activityOf(alert: AlertRow): Promise<AlertActivityRow[]> {
+    return this.activity.list(alert.id);
+  }
+
+  /** Sets or clears the assignee (the caller checked they are a project member); recorded in the activity. */
+  async assign(project: ProjectRow, iid: number, assignee: { id: number; username: string } | null, authorId: number): Promise<AlertRow> {
+    const alert = await this.get(project, iid);
+    if (alert.assignee_id === (assignee?.id ?? null)) return alert;
+    const now = this.clock.now();
+    return this.transact(async (trx) => {
+      const updated = await this.alerts.on(trx).update(alert.id, { assignee_id: assignee?.id ?? null, updated_at: now });
+      if (!updated) throw new NotFoundError('Alert');
+      await this.activity.on(trx).add({
+        project_id: project.id,
+        alert_id: alert.id,
+        kind: 'assignee',
+        detail: assignee?.username ?? null,
+        author_id: authorId,
+        created_at: now,
+      });
+      return updated;
+    });
+  }
+
+  /**
+   * Opens an incident issue for the alert, authored by the caller, and links it both ways (the
+   * alert names the issue; the issue page names the alert). An alert that has one keeps it.
+   */
+  async createIncident(project: ProjectRow, iid: number, authorId: number): Promise<{ alert: AlertRow; issueIid: number | null }> {
+    const alert = await this.get(project, iid);
+    if (alert.issue_id !== null) return { alert, issueIid: null };
+    const now = this.clock.now();
+    const issueIid = await this.transact(async (trx) => {
+      const made = await this.incidents.openBy(project, alert, authorId, trx);
+      await this.activity
+        .on(trx)
+        .add({ project_id: project.id, alert_id: alert.id, kind: 'incident', detail: String(made), author_id: authorId, created_at: now });
+      return made;
+    });
+    return { alert: await this.get(project, iid), issueIid };
+  }
+
+  /** How many alerts the project has in each status, kept until the next write to the database. */
   statusCounts(project: ProjectRow): Promise<Record<string, number>> {
-    return this.alerts.statusCounts(project.id);
+    return this.counts.through(
+      String(project.id),
+      () => this.alerts.statusCounts(project.id),
+      () => 64,
+    );
   }
 
   /** The alert an incident issue was opened for, if it was. */
@@ -38,18 +93,23 @@ export class AlertsService {
    * leaving it clears it. Reopening while another alert with the same fingerprint is open
    * would make two open alerts of one fingerprint, so it is refused.
    */
-  async updateStatus(project: ProjectRow, iid: number, status: AlertStatus): Promise<AlertRow> {
+  async updateStatus(project: ProjectRow, iid: number, status: AlertStatus, authorId: number | null = null): Promise<AlertRow> {
     const alert = await this.get(project, iid);
     if (alert.status === status) return alert;
     const now = this.clock.now();
     try {
-      const updated = await this.alerts.update(alert.id, {
-        status,
-        ended_at: status === 'resolved' ? now : null,
-        updated_at: now,
+      return await this.transact(async (trx) => {
+        const updated = await this.alerts.on(trx).update(alert.id, {
+          status,
+          ended_at: status === 'resolved' ? now : null,
+          updated_at: now,
+        });
+        if (!updated) throw new NotFoundError('Alert');
+        await this.activity
+          .on(trx)
+          .add({ project_id: project.id, alert_id: alert.id, kind: 'status', detail: status, author_id: authorId, created_at: now });
+        return updated;
       });
-      if (!updated) throw new NotFoundError('Alert');
-      return updated;
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ConflictError(

@@ -1,9 +1,9 @@
-import type { ComponentChildren } from 'preact';
-import { Csrf, EmptyState, Field, FormError, Select, TextArea, type FieldErrors } from '../../web/index.js';
+import { ActionButton, Csrf, EmptyState, Select } from '../../web/index.js';
 import type { ProjectRow } from '../projects/index.js';
+import type { AlertActivityRow } from './activity.repository.js';
 import type { mapAlert } from './alerts.presenter.js';
-import { ALERT_STATUSES, type AlertRow, type AlertStatus } from './alerts.repository.js';
-import type { IntegrationRow } from './integrations.repository.js';
+import { ALERT_STATUSES, type AlertRow, type AlertSort } from './alerts.repository.js';
+import { SEVERITIES } from './normalize-common.rules.js';
 
 /** The alert pages' addresses: the established product's (`/<full_path>/-/alert_management`, Settings > Monitor). */
 export const PAGES = {
@@ -11,44 +11,135 @@ export const PAGES = {
   alert: (fullPath: string, iid: number) => `/${fullPath}/-/alert_management/${iid}/details`,
   settings: (fullPath: string) => `/${fullPath}/-/settings/operations`,
   integrations: (fullPath: string) => `/${fullPath}/-/settings/operations/alerts/integrations`,
+  integration: (fullPath: string, integrationId: number) => `/${fullPath}/-/settings/operations/alerts/integrations/${integrationId}`,
   testAlert: (fullPath: string, integrationId: number) => `/${fullPath}/-/settings/operations/alerts/integrations/${integrationId}/test`,
+  mapping: (fullPath: string, integrationId: number) => `/${fullPath}/-/settings/operations/alerts/integrations/${integrationId}/mapping`,
+  alertSettings: (fullPath: string) => `/${fullPath}/-/settings/operations/alerts/settings`,
 };
 
-/** What a new integration's page shows once: its URL and key. */
-export interface CreatedIntegration {
-  name: string;
-  url: string;
-  token: string;
+/** The list's tabs: Open (triggered and acknowledged) first, as the established product. */
+export const ALERT_TABS = ['open', 'triggered', 'acknowledged', 'resolved', 'all'] as const;
+export type AlertTab = (typeof ALERT_TABS)[number];
+const TAB_LABELS: Record<AlertTab, string> = {
+  open: 'Open',
+  triggered: 'Triggered',
+  acknowledged: 'Acknowledged',
+  resolved: 'Resolved',
+  all: 'All',
+};
+/** The statuses a tab shows (none: every status). */
+export const TAB_STATUSES: Record<AlertTab, AlertRow['status'][] | undefined> = {
+  open: ['triggered', 'acknowledged'],
+  triggered: ['triggered'],
+  acknowledged: ['acknowledged'],
+  resolved: ['resolved'],
+  all: undefined,
+};
+export function tabCount(tab: AlertTab, counts: Record<string, number>): number {
+  const statuses: readonly string[] = TAB_STATUSES[tab] ?? ALERT_STATUSES;
+  return statuses.reduce((sum, status) => sum + (counts[status] ?? 0), 0);
 }
 
-/** A test alert's form after a refusal: which integration, what was typed, the messages. */
-export interface TestAlertInput {
-  integrationId: number;
-  payload: string;
-  errors: FieldErrors;
+/** The columns a person sorts by, each with its `sort` key (reference A7). */
+const SORTABLE = { severity: 'severity', started: 'started_at', events: 'event_count', status: 'status' } as const;
+export const PAGE_SORTS = [
+  'started_at_desc',
+  'started_at_asc',
+  'severity_desc',
+  'severity_asc',
+  'event_count_desc',
+  'event_count_asc',
+  'status_desc',
+  'status_asc',
+] as const satisfies readonly AlertSort[];
+export type PageSort = (typeof PAGE_SORTS)[number];
+export const DEFAULT_SORT: PageSort = 'started_at_desc';
+export const ALERTS_PER_PAGE = 20;
+
+const when = (iso: string | null) =>
+  iso
+    ? iso
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC')
+        .replace(/Z$/, ' UTC')
+    : '—';
+const whenMs = (ms: number) => when(new Date(ms).toISOString());
+
+/** A severity as colour and text (the colour alone says nothing to some readers). */
+export function SeverityBadge({ severity }: { severity: string }) {
+  const known = (SEVERITIES as readonly string[]).includes(severity) ? severity : 'unknown';
+  return <span class={`badge severity severity-${known}`}>{severity}</span>;
 }
 
-const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '—');
+export function StatusBadge({ status }: { status: string }) {
+  return <span class={`badge alert-status alert-status-${status}`}>{status}</span>;
+}
+
+/** Only http and https addresses become links: a payload's `javascript:` stays text. */
+export function SafeLink({ href }: { href: string }) {
+  let safe = false;
+  try {
+    const url = new URL(href);
+    safe = url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    safe = false;
+  }
+  return safe ? (
+    <a href={href} rel="noopener noreferrer nofollow">
+      {href}
+    </a>
+  ) : (
+    <code>{href}</code>
+  );
+}
+
+export interface AlertListState {
+  tab: AlertTab;
+  severity: string;
+  search: string;
+  sort: PageSort;
+  page: number;
+}
 
 export function AlertList(props: {
   project: ProjectRow;
   rows: AlertRow[];
   total: number;
-  page: number;
-  status: AlertStatus | undefined;
-  search: string;
+  state: AlertListState;
   counts: Record<string, number>;
   /** Whether the caller may add an integration (Maintainer): the empty list leads there. */
   canConfigure: boolean;
 }) {
-  const { project, rows } = props;
+  const { project, rows, state } = props;
   const list = PAGES.list(project.full_path);
-  const pages = Math.max(1, Math.ceil(props.total / 20));
-  const link = (page: number) =>
-    `${list}?page=${page}${props.status ? `&status=${props.status}` : ''}${props.search ? `&search=${encodeURIComponent(props.search)}` : ''}`;
-  const anyAlert = Object.values(props.counts).some((n) => n > 0);
+  const pages = Math.max(1, Math.ceil(props.total / ALERTS_PER_PAGE));
+  const href = (change: Partial<AlertListState>) => {
+    const next = { ...state, page: 1, ...change };
+    const query = new URLSearchParams();
+    if (next.tab !== 'open') query.set('tab', next.tab);
+    if (next.severity) query.set('severity', next.severity);
+    if (next.search) query.set('search', next.search);
+    if (next.sort !== DEFAULT_SORT) query.set('sort', next.sort);
+    if (next.page > 1) query.set('page', String(next.page));
+    const text = query.toString();
+    return text ? `${list}?${text}` : list;
+  };
+  const anyAlert = tabCount('all', props.counts) > 0;
+  const header = (label: string, column: keyof typeof SORTABLE) => {
+    const key = SORTABLE[column];
+    const current = state.sort.startsWith(`${key}_`) ? (state.sort.endsWith('_asc') ? 'ascending' : 'descending') : null;
+    const next: PageSort = current === 'descending' ? `${key}_asc` : `${key}_desc`;
+    return (
+      <th aria-sort={current ?? undefined}>
+        <a href={href({ sort: next })} class="sort-link">
+          {label}
+          {current ? <span aria-hidden="true">{current === 'descending' ? ' ↓' : ' ↑'}</span> : null}
+        </a>
+      </th>
+    );
+  };
   return (
-    <section>
+    <section class="alert-list">
       <h1>Alerts</h1>
       {!anyAlert ? (
         <EmptyState
@@ -61,200 +152,241 @@ export function AlertList(props: {
         </EmptyState>
       ) : (
         <>
-          <form method="get" action={list} class="filters">
-            <div class="field">
-              <label for="alert-status">Status</label>
-              <select id="alert-status" name="status">
-                <option value="">All statuses</option>
-                {ALERT_STATUSES.map((s) => (
-                  <option value={s} selected={s === props.status}>
-                    {`${s} (${props.counts[s] ?? 0})`}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <Field label="Search" name="search" value={props.search} maxLength={255} />
+          <nav class="tabs" aria-label="Alert status">
+            {ALERT_TABS.map((tab) => (
+              <a href={href({ tab })} aria-current={tab === state.tab ? 'page' : undefined} data-tab={tab}>
+                {TAB_LABELS[tab]} <span class="badge count">{tabCount(tab, props.counts)}</span>
+              </a>
+            ))}
+          </nav>
+          <form method="get" action={list} class="search-form alert-filters">
+            {state.tab !== 'open' ? <input type="hidden" name="tab" value={state.tab} /> : null}
+            {state.sort !== DEFAULT_SORT ? <input type="hidden" name="sort" value={state.sort} /> : null}
+            <label for="alert-severity">Severity</label>
+            <select id="alert-severity" name="severity">
+              <option value="">Any severity</option>
+              {SEVERITIES.map((s) => (
+                <option value={s} selected={s === state.severity}>
+                  {s}
+                </option>
+              ))}
+            </select>
+            <label for="alert-search">Search</label>
+            <input
+              id="alert-search"
+              type="search"
+              name="search"
+              value={state.search}
+              maxLength={255}
+              placeholder="Title, description, service, tool"
+            />
             <button type="submit">Filter</button>
           </form>
           {rows.length === 0 ? (
             <p class="muted">No alerts match.</p>
           ) : (
-            <table>
+            <table class="alerts-table">
               <thead>
                 <tr>
-                  <th>#</th>
-                  <th>Severity</th>
-                  <th>Title</th>
-                  <th>Started</th>
-                  <th>Events</th>
-                  <th>Status</th>
+                  {header('Severity', 'severity')}
+                  <th>Alert</th>
+                  {header('Start time', 'started')}
+                  {header('Events', 'events')}
+                  {header('Status', 'status')}
                 </tr>
               </thead>
               <tbody>
                 {rows.map((a) => (
                   <tr>
-                    <td>{a.iid}</td>
-                    <td>{a.severity}</td>
                     <td>
-                      <a href={PAGES.alert(project.full_path, a.iid)}>{a.title}</a>
+                      <SeverityBadge severity={a.severity} />
                     </td>
-                    <td>{when(new Date(a.started_at).toISOString())}</td>
+                    <td class="alert-title">
+                      <a href={PAGES.alert(project.full_path, a.iid)}>{a.title}</a>
+                      <span class="muted small"> #{a.iid}</span>
+                    </td>
+                    <td>{whenMs(a.started_at)}</td>
                     <td>{a.events}</td>
-                    <td>{a.status}</td>
+                    <td>
+                      <StatusBadge status={a.status} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
           )}
-          <p class="muted">
-            {props.page > 1 ? <a href={link(props.page - 1)}>Previous</a> : null} Page {props.page} of {pages}{' '}
-            {props.page < pages ? <a href={link(props.page + 1)}>Next</a> : null}
-          </p>
+          <nav class="pager" aria-label="Pages">
+            {state.page > 1 ? (
+              <a href={href({ page: state.page - 1 })} rel="prev">
+                Previous page
+              </a>
+            ) : null}
+            <span class="muted">
+              Page {state.page} of {pages} · {props.total} {props.total === 1 ? 'alert' : 'alerts'}
+            </span>
+            {state.page < pages ? (
+              <a href={href({ page: state.page + 1 })} rel="next">
+                Next page
+              </a>
+            ) : null}
+          </nav>
         </>
       )}
     </section>
   );
 }
 
-export function AlertDetail(props: { project: ProjectRow; alert: ReturnType<typeof mapAlert>; csrf: string }) {
-  const { project, alert } = props;
-  const fields: [string, string | number | null][] = [
-    ['Status', alert.status],
-    ['Severity', alert.severity],
+/** A person named on the alert's page. */
+export interface Person {
+  id: number;
+  username: string;
+  name: string;
+}
+
+function ActivityEntry({ entry, people, project }: { entry: AlertActivityRow; people: Map<number, Person>; project: ProjectRow }) {
+  const author = entry.author_id !== null ? people.get(entry.author_id) : undefined;
+  const who = author ? `${author.name} (@${author.username})` : entry.author_id === null ? 'The monitoring tool' : 'A deleted user';
+  let what: preact.ComponentChildren;
+  if (entry.kind === 'status')
+    what = (
+      <>
+        changed the status to <StatusBadge status={entry.detail ?? ''} />
+      </>
+    );
+  else if (entry.kind === 'assignee') what = entry.detail ? `assigned @${entry.detail}` : 'removed the assignee';
+  else
+    what = (
+      <>
+        created incident <a href={`/${project.full_path}/-/issues/${entry.detail ?? ''}`}>#{entry.detail}</a>
+      </>
+    );
+  return (
+    <li>
+      <span>
+        {who} {what}
+      </span>{' '}
+      <time class="muted small">{whenMs(entry.created_at)}</time>
+    </li>
+  );
+}
+
+export function AlertDetail(props: {
+  project: ProjectRow;
+  alert: ReturnType<typeof mapAlert>;
+  row: AlertRow;
+  csrf: string;
+  activity: AlertActivityRow[];
+  people: Map<number, Person>;
+  /** Who the alert may be assigned to: the project's members who may see alerts. */
+  assignable: Person[];
+}) {
+  const { project, alert, row } = props;
+  const payload = alert.payload as Record<string, unknown> | null;
+  const generator = payload && typeof payload.generatorURL === 'string' ? payload.generatorURL : null;
+  const assignee = row.assignee_id !== null ? props.people.get(row.assignee_id) : undefined;
+  const page = PAGES.alert(project.full_path, alert.iid);
+  const facts: [string, preact.ComponentChildren][] = [
+    ['Status', <StatusBadge status={alert.status} />],
+    ['Severity', <SeverityBadge severity={alert.severity} />],
     ['Events', alert.event_count],
-    ['Started', when(alert.started_at)],
-    ['Ended', when(alert.ended_at)],
+    ['Start time', when(alert.started_at)],
+    ['End time', alert.ended_at ? when(alert.ended_at) : null],
     ['Service', alert.service],
     ['Monitoring tool', alert.monitoring_tool],
     ['Hosts', alert.hosts.join(', ') || null],
     ['Environment', alert.environment_name],
-    ['Query', alert.full_query],
+    ['Query', alert.full_query ? <code>{alert.full_query}</code> : null],
     ['Y-axis label', alert.y_label],
+    ['Fingerprint', alert.fingerprint ? <code>{alert.fingerprint}</code> : null],
     ['Integration', alert.integration?.name ?? null],
+    ['Assignee', assignee ? `${assignee.name} (@${assignee.username})` : 'None'],
+    ['Runbook', alert.runbook ? <SafeLink href={alert.runbook} /> : null],
+    ['Generator', generator ? <SafeLink href={generator} /> : null],
+    ['Created', when(alert.created_at)],
   ];
+  const customFields = Object.entries(alert.custom_fields);
   return (
-    <section>
-      <h1>{`Alert #${alert.iid}: ${alert.title}`}</h1>
-      {alert.description ? <p>{alert.description}</p> : null}
-      <table class="fields">
-        <tbody>
-          {fields
-            .filter(([, v]) => v !== null && v !== '')
-            .map(([k, v]) => (
-              <tr>
-                <th>{k}</th>
-                <td data-field={k}>{String(v)}</td>
-              </tr>
-            ))}
-          {alert.issue_iid !== null ? (
-            <tr>
-              <th>Incident</th>
-              <td data-field="Incident">
-                <a href={`/${project.full_path}/-/issues/${alert.issue_iid}`}>#{alert.issue_iid}</a>
-              </td>
-            </tr>
-          ) : null}
-          {alert.runbook ? (
-            <tr>
-              <th>Runbook</th>
-              <td>{/^https?:\/\//.test(alert.runbook) ? <a href={alert.runbook}>{alert.runbook}</a> : alert.runbook}</td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
-      <form method="post" action={`${PAGES.alert(project.full_path, alert.iid)}/status`} class="filters">
-        <Csrf token={props.csrf} />
-        <Select label="Status" name="status" value={alert.status} options={ALERT_STATUSES.map((s) => ({ value: s, label: s }))} />
-        <button type="submit">Change status</button>
-      </form>
-      <h2>Custom fields</h2>
-      <pre id="custom-fields">{JSON.stringify(alert.custom_fields, null, 2)}</pre>
-      <h2>Payload</h2>
-      <pre id="payload">{JSON.stringify(alert.payload, null, 2)}</pre>
-    </section>
-  );
-}
-
-/** Settings > Monitor: the alert integrations, then what other modules add (error tracking). */
-export function MonitorSettings(props: {
-  project: ProjectRow;
-  integrations: { row: IntegrationRow; url: string }[];
-  csrf: string;
-  created: CreatedIntegration | null;
-  test: TestAlertInput | null;
-  create: { input: Record<string, unknown>; errors: FieldErrors } | null;
-  children?: ComponentChildren;
-}) {
-  const { project, created, csrf, test } = props;
-  const input = props.create?.input ?? {};
-  return (
-    <section>
-      <h1>Monitor settings</h1>
-      <section id="alert-integrations" aria-labelledby="alerts-heading">
-        <h2 id="alerts-heading">Alerts</h2>
-        <p class="muted">
-          Integrations receive alerts from monitoring tools; they appear under{' '}
-          <a href={PAGES.list(project.full_path)}>Monitor &gt; Alerts</a>.
-        </p>
-        {created ? (
-          <div class="revealed" role="status" id="created-integration">
-            <h2>Integration {created.name} created</h2>
-            <p>Copy the key now: it is not shown again.</p>
-            <p>
-              URL: <code id="integration-url">{created.url}</code>
-            </p>
-            <p>
-              Authorization key: <code id="integration-key">{created.token}</code>
-            </p>
-          </div>
+    <section class="alert-detail">
+      <div class="page-head">
+        <h1>{`Alert #${alert.iid}: ${alert.title}`}</h1>
+        {alert.issue_iid !== null ? (
+          <a class="button secondary" id="incident-link" href={`/${project.full_path}/-/issues/${alert.issue_iid}`}>
+            Incident #{alert.issue_iid}
+          </a>
+        ) : (
+          <ActionButton action={`${page}/incident`} csrf={props.csrf} label="Create incident" />
+        )}
+      </div>
+      {alert.description ? <p class="alert-description">{alert.description}</p> : null}
+      <dl class="facts">
+        {facts
+          .filter(([, v]) => v !== null && v !== '')
+          .map(([k, v]) => (
+            <>
+              <dt>{k}</dt>
+              <dd data-field={k}>{v}</dd>
+            </>
+          ))}
+        {alert.issue_iid !== null ? (
+          <>
+            <dt>Incident</dt>
+            <dd data-field="Incident">
+              <a href={`/${project.full_path}/-/issues/${alert.issue_iid}`}>#{alert.issue_iid}</a>
+            </dd>
+          </>
         ) : null}
-        {props.integrations.length === 0 ? <p class="muted">No integration yet: add one below.</p> : null}
-        {props.integrations.map(({ row, url }) => {
-          const mine = test?.integrationId === row.id ? test : null;
-          return (
-            <article class="integration" aria-labelledby={`integration-${row.id}`}>
-              <h3 id={`integration-${row.id}`}>{row.name}</h3>
-              <p class="muted">
-                {row.type === 'prometheus' ? 'Prometheus' : 'HTTP endpoint'} · {row.active === 1 ? 'active' : 'inactive'}
-              </p>
-              <p>Webhook URL:</p>
-              <pre>{url}</pre>
-              <form method="post" action={PAGES.testAlert(project.full_path, row.id)} class="stacked">
-                <Csrf token={csrf} />
-                <FormError errors={mine?.errors} />
-                <TextArea
-                  label={`Test payload for ${row.name}`}
-                  name="payload"
-                  rows={4}
-                  value={mine?.payload ?? ''}
-                  error={mine?.errors.payload}
-                  hint="Alert JSON; empty sends a sample."
-                  maxLength={1_000_000}
-                />
-                <button type="submit">Send test alert</button>
-              </form>
-            </article>
-          );
-        })}
-        <form method="post" action={PAGES.integrations(project.full_path)} class="stacked">
-          <h3>Add an integration</h3>
-          <Csrf token={csrf} />
-          <FormError errors={props.create?.errors} />
-          <Field label="Name" name="name" value={input.name} error={props.create?.errors.name} required maxLength={255} />
+      </dl>
+      <div class="alert-actions">
+        <form method="post" action={`${page}/status`} class="inline-form">
+          <Csrf token={props.csrf} />
+          <Select label="Status" name="status" value={alert.status} options={ALERT_STATUSES.map((s) => ({ value: s, label: s }))} />
+          <button type="submit">Change status</button>
+        </form>
+        <form method="post" action={`${page}/assignee`} class="inline-form">
+          <Csrf token={props.csrf} />
           <Select
-            label="Type"
-            name="type"
-            value={typeof input.type === 'string' ? input.type : 'http'}
-            error={props.create?.errors.type}
+            label="Assignee"
+            name="assignee_id"
+            value={row.assignee_id === null ? '' : String(row.assignee_id)}
             options={[
-              { value: 'http', label: 'HTTP endpoint' },
-              { value: 'prometheus', label: 'Prometheus' },
+              { value: '', label: 'Unassigned' },
+              ...props.assignable.map((p) => ({ value: String(p.id), label: `${p.name} (@${p.username})` })),
             ]}
           />
-          <button type="submit">Create integration</button>
+          <button type="submit">Assign</button>
         </form>
-      </section>
-      {props.children}
+      </div>
+      <h2>Activity</h2>
+      <ol class="alert-activity">
+        <li>
+          <span>Alert received</span> <time class="muted small">{when(alert.created_at)}</time>
+        </li>
+        {props.activity.map((entry) => (
+          <ActivityEntry entry={entry} people={props.people} project={project} />
+        ))}
+        {alert.event_count > 1 ? (
+          <li>
+            <span>
+              {alert.event_count - 1} more {alert.event_count === 2 ? 'event' : 'events'} received (grouped into this alert)
+            </span>
+          </li>
+        ) : null}
+      </ol>
+      <h2>Custom fields</h2>
+      {customFields.length === 0 ? (
+        <p class="muted">None: every field of the payload is a known one.</p>
+      ) : (
+        <dl class="facts" id="custom-fields">
+          {customFields.map(([k, v]) => (
+            <>
+              <dt>{k}</dt>
+              <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+            </>
+          ))}
+        </dl>
+      )}
+      <h2>Payload</h2>
+      <pre id="payload">{JSON.stringify(alert.payload, null, 2)}</pre>
     </section>
   );
 }

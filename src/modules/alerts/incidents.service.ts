@@ -81,6 +81,21 @@ export class Incidents {
     return linked ?? alert;
   }
 
+  /**
+   * Opens the incident a person asked for on the alert's page: authored by them, described as
+   * the automatic one (reference A9), linked to the alert. Answers the issue's iid.
+   */
+  async openBy(project: ProjectRow, alert: AlertRow, authorId: number, trx: Executor): Promise<number> {
+    const issue = await this.issues.create(
+      project,
+      authorId,
+      { title: alert.title, description: incidentDescription(alert, project, this.externalUrl), issue_type: 'incident' },
+      trx,
+    );
+    await this.alerts.on(trx).update(alert.id, { issue_id: issue.id });
+    return issue.iid;
+  }
+
   /** Closes the alert's incident when it is still open (`auto_close_incident`). */
   async close(project: ProjectRow, alert: AlertRow, bot: Actor, trx: Executor): Promise<void> {
     if (alert.issue_id === null) return;

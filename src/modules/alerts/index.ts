@@ -1,3 +1,4 @@
+import { VersionCache } from '../../infra/db/index.js';
 import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import { AccessLevel, namespaceCrumbs, type ProjectRow } from '../projects/index.js';
 import type { AlertsDeps, AlertsModuleDeps } from './alerts.deps.js';
@@ -14,6 +15,7 @@ import { IntegrationsService } from './integrations.service.js';
 import { notifyRoutes } from './notify.routes.js';
 import { maintainerIds } from './recipients.service.js';
 import { ALERTS_EPOCH_TABLES } from './alerts.epochs.js';
+import { AlertActivityRepository } from './activity.repository.js';
 
 export type { AlertRecipients, AlertSummary } from './ingest.service.js';
 export type { AlertsModuleDeps, MonitorSettingsSection } from './alerts.deps.js';
@@ -22,6 +24,9 @@ export type { IntegrationRow } from './integrations.repository.js';
 export { AlertsService } from './alerts.service.js';
 export { IntegrationsService } from './integrations.service.js';
 export { IngestService } from './ingest.service.js';
+
+/** The most members an alert's assignee select lists. */
+const ASSIGNABLE_SHOWN = 100;
 
 /** Alerts under `/api/v4`; the notify endpoints at the root; the alert pages and Settings > Monitor on the page layer. */
 export interface AlertsModule extends ModuleRoutes {
@@ -37,7 +42,23 @@ export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): 
   const alertRows = new AlertsRepository(db);
   const incidents = new Incidents(deps.identity.internalUsers, deps.projects.issues, alertRows, config.externalUrl);
   const integrations = new IntegrationsService(new IntegrationsRepository(db), clock, config.tier);
-  const alerts = new AlertsService(alertRows, clock);
+  const activity = new AlertActivityRepository(db);
+  const alerts = new AlertsService(
+    alertRows,
+    clock,
+    activity,
+    incidents,
+    (work) => db.transaction().execute(work),
+    // Counting a project's alerts by status reads every one of them (100,000: milliseconds); the
+    // list page asks for the counts on every view, far more often than alerts change.
+    new VersionCache<Record<string, number>>({
+      dataVersion: () => platform.database.dataVersion(),
+      clock,
+      ttlMs: 60_000,
+      maxEntries: 1000,
+      maxBytes: 1024 * 1024,
+    }),
+  );
   const ingest = new IngestService(
     db,
     alertRows,
@@ -83,6 +104,33 @@ export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): 
     targets,
     present,
     settingsSections: deps.settingsSections,
+    people: {
+      byIds: async (ids) => {
+        const rows = await deps.identity.users.mapByIds(ids);
+        return new Map([...rows].map(([id, u]) => [id, { id, username: u.username, name: u.name }]));
+      },
+      assignable: async (project) => {
+        const ancestry = await deps.projects.projects.ancestry(project);
+        const { rows } = await deps.projects.members.listEffective(
+          { kind: 'project', id: project.id },
+          ancestry.map((n) => n.id),
+          ASSIGNABLE_SHOWN,
+          0,
+        );
+        const now = clock.now();
+        const ids = rows
+          .filter((m) => m.access_level >= AccessLevel.DEVELOPER && (m.expires_at === null || m.expires_at > now))
+          .map((m) => m.user_id);
+        // A personal project's owner is its namespace's, not a member row.
+        const namespace = ancestry[ancestry.length - 1];
+        if (namespace?.kind === 'user' && namespace.owner_id !== null && !ids.includes(namespace.owner_id)) ids.unshift(namespace.owner_id);
+        const users = await deps.identity.users.mapByIds(ids);
+        return ids.flatMap((id) => {
+          const u = users.get(id);
+          return u && u.state === 'active' ? [{ id: u.id, username: u.username, name: u.name }] : [];
+        });
+      },
+    },
     trail: async (project, viewer) => namespaceCrumbs(deps.projects, await deps.projects.projects.namespaceOf(project), viewer),
   };
 

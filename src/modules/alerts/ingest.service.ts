@@ -5,6 +5,7 @@ import { BadRequestError } from '../../infra/errors/index.js';
 import type { ProjectRow, ProjectsService } from '../projects/index.js';
 import type { AlertsRepository, AlertRow, AlertSettingsRow } from './alerts.repository.js';
 import { alertPagePath, type Incidents } from './incidents.service.js';
+import { AlertActivityRepository } from './activity.repository.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { multipleIntegrations } from './integrations.service.js';
 import { ingestMapping } from './mappings.rules.js';
@@ -142,6 +143,15 @@ export class IngestService {
     if (item.fingerprint === null) return null;
     const resolved = await this.alerts.on(trx).resolveOpen(ctx.project.id, item.fingerprint, item.endedAt ?? now, now);
     if (!resolved) return null;
+    // The alert's page lists who resolved it: here its monitoring tool (no author).
+    await new AlertActivityRepository(trx).add({
+      project_id: ctx.project.id,
+      alert_id: resolved.id,
+      kind: 'status',
+      detail: 'resolved',
+      author_id: null,
+      created_at: now,
+    });
     if (ctx.settings.auto_close_incident && ctx.bot) await this.incidents.close(ctx.project, resolved, ctx.bot, trx);
     await this.queueEmails(ctx, resolved, 'resolved', trx);
     return resolved;
@@ -180,6 +190,7 @@ export class IngestService {
       issue_id: null,
       created_at: now,
       updated_at: now,
+      assignee_id: null,
     };
     let row: AlertRow;
     if (item.fingerprint !== null) {

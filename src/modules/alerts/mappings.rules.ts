@@ -6,7 +6,7 @@ import { GENERIC_KEYS, type FieldMapping, type GenericKey } from './normalize-ge
 import type { IntegrationRow } from './integrations.repository.js';
 
 /** Which value types each mappable field takes (reference A5.8). */
-const FIELD_TYPES: Record<GenericKey, readonly string[]> = {
+export const FIELD_TYPES: Record<GenericKey, readonly string[]> = {
   title: ['string'],
   description: ['string'],
   service: ['string'],

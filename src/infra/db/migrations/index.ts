@@ -12,6 +12,7 @@ import { errorFingerprintKeysMigration } from './0011_error_fingerprint_keys.js'
 import { projectsActivityIndexMigration } from './0012_projects_activity_index.js';
 import { outboxMigration } from './0013_outbox.js';
 import { webhooksMigration } from './0014_webhooks.js';
+import { alertActivityMigration } from './0015_alert_activity.js';
 import { errorPagesMigration } from './0016_error_pages.js';
 import type { MigrationFactory } from './helpers.js';
 
@@ -38,5 +39,6 @@ export const migrations: Record<string, MigrationFactory> = {
   '0012_projects_activity_index': projectsActivityIndexMigration,
   '0013_outbox': outboxMigration,
   '0014_webhooks': webhooksMigration,
+  '0015_alert_activity': alertActivityMigration,
   '0016_error_pages': errorPagesMigration,
 };

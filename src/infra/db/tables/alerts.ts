@@ -57,6 +57,24 @@ export interface AlertsTable {
   issue_id: number | null;
   created_at: Millis;
   updated_at: Millis;
+  /** The project member looking after the alert (migration 0015). */
+  assignee_id: number | null;
+}
+
+/** The values of `alert_activity.kind`. */
+export const ALERT_ACTIVITY_KINDS = ['status', 'assignee', 'incident'] as const;
+
+/** What happened to an alert besides its events, newest last (migration 0015). */
+export interface AlertActivityTable {
+  id: Generated<number>;
+  project_id: number;
+  alert_id: number;
+  kind: (typeof ALERT_ACTIVITY_KINDS)[number];
+  /** The new status, the assignee's username (null: unassigned), the incident's iid. */
+  detail: string | null;
+  /** Null: the monitoring tool (through its integration) or a deleted user. */
+  author_id: number | null;
+  created_at: Millis;
 }
 
 export interface AlertSettingsTable {
@@ -70,5 +88,6 @@ export interface AlertSettingsTable {
 export interface AlertsTables {
   alert_integrations: AlertIntegrationsTable;
   alerts: AlertsTable;
+  alert_activity: AlertActivityTable;
   alert_settings: AlertSettingsTable;
 }
