@@ -59,9 +59,15 @@ interface World {
   groupPath: string;
   alertIid: number;
   integrationId: number;
+  /** A hook with one logged delivery, and one hook per caller so each may delete its own once. */
+  hookId: number;
+  hookLogId: number;
+  hooks: Record<Caller, number>;
   integrationUrl: string;
   /** One error per caller, so each may create its issue once (a second is 409). */
   errors: Record<Caller, number>;
+  /** One alert integration per caller, so each may delete its own once (a second is 404). */
+  integrations: Record<Caller, number>;
   /** One client key per caller, so each may revoke its own once (a second is 404). */
   keys: Record<Caller, number>;
   /** An issue opened by root (so no caller is its author) and a public snippet of the project. */
@@ -145,6 +151,144 @@ const TABLE: Row[] = [
     ok: 303,
     url: (w) => `${N(w)}/settings/operations/alerts/integrations/${w.integrationId}/test`,
     form: () => ({ payload: '{"title":"matrix test"}' }),
+  },
+  {
+    route: 'POST /-/p/:project/alert_management/:iid/details/assignee',
+    min: 'developer',
+    api: 'PUT /projects/{id}/alert_management/alerts/{alert_iid}',
+    ok: 303,
+    url: (w) => `${N(w)}/alert_management/${w.alertIid}/details/assignee`,
+    form: () => ({ assignee_id: '' }),
+  },
+  // Opening an incident is an issue created by a Developer (the API has no alert route for it).
+  {
+    route: 'POST /-/p/:project/alert_management/:iid/details/incident',
+    min: 'developer',
+    api: 'PUT /projects/{id}/alert_management/alerts/{alert_iid}',
+    ok: 303,
+    url: (w) => `${N(w)}/alert_management/${w.alertIid}/details/incident`,
+  },
+  {
+    route: 'POST /-/p/:project/settings/operations/alerts/integrations/:integration_id',
+    min: 'maintainer',
+    api: 'PUT /projects/{id}/alert_management/integrations/{integration_id}',
+    ok: 303,
+    url: (w, caller) => `${N(w)}/settings/operations/alerts/integrations/${w.integrations[caller]}`,
+    form: (_, caller) => ({ name: `matrix ${caller}`, active: '1' }),
+  },
+  {
+    route: 'GET /-/p/:project/settings/operations/alerts/integrations/:integration_id/reset_token',
+    min: 'maintainer',
+    api: 'POST /projects/{id}/alert_management/integrations/{integration_id}/reset_token',
+    ok: 200,
+    url: (w, caller) => `${N(w)}/settings/operations/alerts/integrations/${w.integrations[caller]}/reset_token`,
+  },
+  {
+    route: 'POST /-/p/:project/settings/operations/alerts/integrations/:integration_id/reset_token',
+    min: 'maintainer',
+    api: 'POST /projects/{id}/alert_management/integrations/{integration_id}/reset_token',
+    ok: 200,
+    url: (w, caller) => `${N(w)}/settings/operations/alerts/integrations/${w.integrations[caller]}/reset_token`,
+    form: () => ({}),
+  },
+  {
+    route: 'GET /-/p/:project/settings/operations/alerts/integrations/:integration_id/mapping',
+    min: 'maintainer',
+    api: 'PUT /projects/{id}/alert_management/integrations/{integration_id}',
+    ok: 200,
+    url: (w, caller) => `${N(w)}/settings/operations/alerts/integrations/${w.integrations[caller]}/mapping`,
+  },
+  {
+    route: 'POST /-/p/:project/settings/operations/alerts/integrations/:integration_id/mapping/sample',
+    min: 'maintainer',
+    api: 'PUT /projects/{id}/alert_management/integrations/{integration_id}',
+    ok: 303,
+    url: (w, caller) => `${N(w)}/settings/operations/alerts/integrations/${w.integrations[caller]}/mapping/sample`,
+    form: () => ({ payload_example: '{"title":"matrix"}' }),
+  },
+  {
+    route: 'POST /-/p/:project/settings/operations/alerts/integrations/:integration_id/mapping',
+    min: 'maintainer',
+    api: 'PUT /projects/{id}/alert_management/integrations/{integration_id}',
+    ok: 303,
+    url: (w, caller) => `${N(w)}/settings/operations/alerts/integrations/${w.integrations[caller]}/mapping`,
+    form: () => ({}),
+  },
+  {
+    route: 'GET /-/p/:project/settings/operations/alerts/integrations/:integration_id/delete',
+    min: 'maintainer',
+    api: 'DELETE /projects/{id}/alert_management/integrations/{integration_id}',
+    ok: 200,
+    url: (w, caller) => `${N(w)}/settings/operations/alerts/integrations/${w.integrations[caller]}/delete`,
+  },
+  {
+    route: 'POST /-/p/:project/settings/operations/alerts/integrations/:integration_id/delete',
+    min: 'maintainer',
+    api: 'DELETE /projects/{id}/alert_management/integrations/{integration_id}',
+    ok: 303,
+    url: (w, caller) => `${N(w)}/settings/operations/alerts/integrations/${w.integrations[caller]}/delete`,
+    form: () => ({}),
+  },
+  {
+    route: 'POST /-/p/:project/settings/operations/alerts/settings',
+    min: 'maintainer',
+    api: 'PUT /projects/{id}/alert_management/settings',
+    ok: 303,
+    url: (w) => `${N(w)}/settings/operations/alerts/settings`,
+    form: () => ({ auto_close_incident: '1' }),
+  },
+  // Settings > Webhooks: a Maintainer's page, as the API's hooks.
+  {
+    route: 'GET /-/p/:project/hooks',
+    min: 'maintainer',
+    api: 'GET /projects/{id}/hooks',
+    ok: 200,
+    url: (w) => `${N(w)}/hooks`,
+  },
+  {
+    route: 'POST /-/p/:project/hooks',
+    min: 'maintainer',
+    api: 'POST /projects/{id}/hooks',
+    ok: 303,
+    url: (w) => `${N(w)}/hooks`,
+    form: (_, caller) => ({ url: `http://203.0.113.10/pages-${caller}`, push_events: '1' }),
+  },
+  {
+    route: 'GET /-/p/:project/hooks/:hook_id/edit',
+    min: 'maintainer',
+    api: 'GET /projects/{id}/hooks/{hook_id}',
+    ok: 200,
+    url: (w) => `${N(w)}/hooks/${w.hookId}/edit`,
+  },
+  {
+    route: 'POST /-/p/:project/hooks/:hook_id',
+    min: 'maintainer',
+    api: 'PUT /projects/{id}/hooks/{hook_id}',
+    ok: 303,
+    url: (w) => `${N(w)}/hooks/${w.hookId}`,
+    form: (_, caller) => ({ url: `http://203.0.113.10/edited-${caller}`, push_events: '1' }),
+  },
+  {
+    route: 'POST /-/p/:project/hooks/:hook_id/destroy',
+    min: 'maintainer',
+    api: 'DELETE /projects/{id}/hooks/{hook_id}',
+    ok: 303,
+    url: (w, caller) => `${N(w)}/hooks/${w.hooks[caller]}/destroy`,
+  },
+  {
+    // A trigger the fixtures have nothing for: the page says so (303 with a message), nothing is sent.
+    route: 'POST /-/p/:project/hooks/:hook_id/test/:trigger',
+    min: 'maintainer',
+    api: 'POST /projects/{id}/hooks/{hook_id}/test/{trigger}',
+    ok: 303,
+    url: (w) => `${N(w)}/hooks/${w.hookId}/test/confidential_note_events`,
+  },
+  {
+    route: 'GET /-/p/:project/hooks/:hook_id/hook_logs/:log_id',
+    min: 'maintainer',
+    api: 'GET /projects/{id}/hooks/{hook_id}',
+    ok: 200,
+    url: (w) => `${N(w)}/hooks/${w.hookId}/hook_logs/${w.hookLogId}`,
   },
   {
     route: 'POST /-/p/:project/settings/operations/error_tracking',
@@ -402,11 +546,39 @@ describe('authorization matrix of the pages: every project page, every kind of c
       Object.values(errors).every((id) => typeof id === 'number'),
       JSON.stringify([...byType]),
     );
+    const integrations = {} as Record<Caller, number>;
+    for (const caller of CALLERS)
+      integrations[caller] = (await createIntegration(t, project.id, { name: `matrix ${caller}`, type: 'http' })).id;
     const keys = {} as Record<Caller, number>;
     for (const caller of CALLERS) {
       keys[caller] = (await t.api('POST', `/projects/${project.id}/error_tracking/client_keys`)).json<{ id: number }>().id;
     }
+    const hookUrl = { body: { url: 'http://203.0.113.10/fixture' } };
+    const hookId = (await t.api('POST', `/projects/${project.id}/hooks`, hookUrl)).json<{ id: number }>().id;
+    const hooks = {} as Record<Caller, number>;
+    for (const caller of CALLERS) hooks[caller] = (await t.api('POST', `/projects/${project.id}/hooks`, hookUrl)).json<{ id: number }>().id;
+    const log = await t.app.platform.db
+      .insertInto('web_hook_logs')
+      .values({
+        web_hook_id: hookId,
+        trigger: 'push_events',
+        url: 'http://203.0.113.10/fixture',
+        request_headers: '{}',
+        request_data: '{}',
+        response_status: '200',
+        response_headers: '{}',
+        response_body: '',
+        execution_duration_ms: 5,
+        internal_error_message: null,
+        created_at: t.clock.now(),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     return {
+      integrations,
+      hookId,
+      hookLogId: Number(log.id),
+      hooks,
       keys,
       visibility,
       projectId: project.id,
@@ -449,11 +621,11 @@ describe('authorization matrix of the pages: every project page, every kind of c
   });
   after(() => t.close());
 
-  it('the table names every page route under /-/projects, the own pages of projects and groups, issues, snippets, Monitor, Settings > Monitor, activity, /-/profile/notifications and the user settings pages, and nothing else', () => {
+  it('the table names every page route under /-/projects, the own pages of projects and groups, issues, snippets, Monitor, Settings > Monitor, Settings > Webhooks, activity, /-/profile/notifications and the user settings pages, and nothing else', () => {
     const pages = appRoutes(t.app.printRoutes({ commonPrefix: false }))
       .filter(
         (r) =>
-          /^(GET|POST|PUT|PATCH|DELETE) \/-\/(projects\/|profile\/notifications|[ng]\/:|p\/:project\/(alert_management|error_tracking|settings\/operations|activity|issues|snippets\/:id$))/.test(
+          /^(GET|POST|PUT|PATCH|DELETE) \/-\/(projects\/|profile\/notifications|[ng]\/:|p\/:project\/(alert_management|error_tracking|settings\/operations|hooks|activity|issues|snippets\/:id$))/.test(
             r,
           ) || /^GET (\/-)?\/user_settings\/(profile|personal_access_tokens|password\/edit|applications)$/.test(r),
       )

@@ -218,7 +218,7 @@ describe('security review', () => {
     }
   });
 
-  it('SSRF: the only outbound HTTP request in src/ is the CAPTCHA verify call to the configured URL', () => {
+  it('SSRF: the only outbound HTTP requests in src/ are the CAPTCHA verify call to the configured URL and webhook deliveries through the address guard', () => {
     const outbound =
       /\bfetch\(|\bhttps?\.(request|get)\(|from 'node:(http|https|net|tls|dgram)'|from '(undici|axios|node-fetch|got)'|\bnet\.connect|new WebSocket|XMLHttpRequest/;
     // Address arithmetic from node:net (MONITORING_ALLOWLIST's ranges) opens no connection.
@@ -230,9 +230,14 @@ describe('security review', () => {
           .some((l) => !/^\s*(\/\/|\*)/.test(l) && !addressHelpersOnly.test(l) && outbound.test(l)),
       )
       .map((file) => path.relative(SRC, file));
-    assert.deepEqual(hits, ['modules/spam/captcha.service.ts']);
+    assert.deepEqual(hits, ['modules/spam/captcha.service.ts', 'modules/webhooks/delivery.service.ts']);
     const captcha = readFileSync(path.join(SRC, 'modules/spam/captcha.service.ts'), 'utf8');
     assert.match(captcha, /fetch\(config\.verifyUrl/, 'the URL comes from the configuration, never from a request');
+    // Webhook targets are a maintainer's: every connection resolves through the guard, never a pooled socket.
+    const delivery = readFileSync(path.join(SRC, 'modules/webhooks/delivery.service.ts'), 'utf8');
+    assert.equal(delivery.match(/transport\.request\(/g)?.length, 1);
+    assert.match(delivery, /lookup: guardedLookup\(this\.allowLocal\)/);
+    assert.match(delivery, /agent: false/);
   });
 
   it('CSRF: every POST form of every page refuses a submission without its token or with a wrong one', async () => {
@@ -265,6 +270,13 @@ describe('security review', () => {
     });
     const userCode = device.json().user_code as string;
     const issueIid = (await t.api('POST', `/projects/${projectId}/issues`, { body: { title: 'Forms check' } })).json().iid as number;
+    // A webhook (a public address: nothing is resolved or sent), for its edit page and buttons.
+    const hookId = (await t.api('POST', `/projects/${projectId}/hooks`, { body: { url: 'http://203.0.113.10/forms' } })).json()
+      .id as number;
+
+    // An integration with a sample, for the mapping page's two forms and the confirmation pages.
+    const mapped = (await createIntegration(t, projectId, { name: 'forms', type: 'http' })).id;
+    await t.api('PUT', `/projects/${projectId}/alert_management/integrations/${mapped}`, { body: { payload_example: '{"title":"x"}' } });
 
     const anonymous = new TestBrowser(t.app);
     const get = (browser: TestBrowser, url: string) => ({ browser, url, open: () => browser.request('GET', url) });
@@ -289,6 +301,11 @@ describe('security review', () => {
       get(root, `/${fixtures.fullPath}/-/issues/${issueIid}`),
       get(root, `/${fixtures.fullPath}/-/alert_management/${alertIid}/details`),
       get(root, `/${fixtures.fullPath}/-/settings/operations`),
+      get(root, `/${fixtures.fullPath}/-/settings/operations/alerts/integrations/${mapped}/mapping`),
+      get(root, `/${fixtures.fullPath}/-/settings/operations/alerts/integrations/${mapped}/reset_token`),
+      get(root, `/${fixtures.fullPath}/-/settings/operations/alerts/integrations/${mapped}/delete`),
+      get(root, `/${fixtures.fullPath}/-/hooks`),
+      get(root, `/${fixtures.fullPath}/-/hooks/${hookId}/edit`),
       get(root, `/${fixtures.fullPath}/-/error_tracking/${errorId}/details`),
     ];
     const seen = new Set<string>();
@@ -324,14 +341,26 @@ describe('security review', () => {
       '/-/user_settings/personal_access_tokens/:n/revoke',
       '/-/user_settings/personal_access_tokens/:n/rotate',
       '/-/user_settings/profile',
+      '/:project/-/alert_management/:n/details/assignee',
+      '/:project/-/alert_management/:n/details/incident',
       '/:project/-/alert_management/:n/details/status',
       '/:project/-/error_tracking/:n/details/issue',
       '/:project/-/error_tracking/:n/details/status',
+      '/:project/-/hooks',
+      '/:project/-/hooks/:n',
+      '/:project/-/hooks/:n/destroy',
+      '/:project/-/hooks/:n/test/push_events',
       '/:project/-/issues',
       '/:project/-/issues/:n/close',
       '/:project/-/issues/:n/notes',
       '/:project/-/settings/operations/alerts/integrations',
+      '/:project/-/settings/operations/alerts/integrations/:n',
+      '/:project/-/settings/operations/alerts/integrations/:n/delete',
+      '/:project/-/settings/operations/alerts/integrations/:n/mapping',
+      '/:project/-/settings/operations/alerts/integrations/:n/mapping/sample',
+      '/:project/-/settings/operations/alerts/integrations/:n/reset_token',
       '/:project/-/settings/operations/alerts/integrations/:n/test',
+      '/:project/-/settings/operations/alerts/settings',
       '/:project/-/settings/operations/error_tracking',
       '/:project/-/settings/operations/error_tracking/client_keys',
       '/:project/-/settings/operations/error_tracking/client_keys/:n/revoke',
@@ -342,12 +371,13 @@ describe('security review', () => {
       '/users/sign_in',
       '/users/sign_out',
     ]);
-    // Those 30 actions come from these 25 forms in the source (the notifications row form serves
+    // Those 42 actions come from these 32 forms in the source (the notifications row form serves
     // groups and projects, the error page's ActionForm serves status and issue, the page layer's
-    // ActionButton serves one-button actions, the administrator's user forms are checked in the
-    // admin pages' tests): a new form must be added to the pages above.
+    // ActionButton serves one-button actions, the alert settings' ConfirmPage serves re-keying and
+    // deletion, the administrator's user forms are checked in the admin pages' tests): a new form
+    // must be added to the pages above.
     const sourceForms = sourceFiles().reduce((n, file) => n + (readFileSync(file, 'utf8').match(/<form method="post"/g) ?? []).length, 0);
-    assert.equal(sourceForms, 25);
+    assert.equal(sourceForms, 32);
   });
 
   it('pages: HTML answers cannot be framed and are not content-sniffed', async () => {
