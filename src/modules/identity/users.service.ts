@@ -6,7 +6,6 @@ import { ConflictError, NotFoundError, ValidationError, type ValidationMessages 
 import { idOf, isNumericRef } from '../../infra/refs.js';
 import { pathProblem } from '../../infra/reserved-names.js';
 import type { ActorUser } from '../../infra/auth/index.js';
-import type { AuditEntry } from '../../infra/audit.js';
 import type { SessionsService } from './sessions.service.js';
 import type { UsersRepository, UserFilter, UserRow, UserUpdate } from './users.repository.js';
 
@@ -227,41 +226,11 @@ export class UsersService {
     return ok && user ? user : null;
   }
 
-  /** Stamps a sign-in, and records it in the audit trail in the same transaction. */
-  async recordSignIn(user: UserRow, ip: string | null = null): Promise<void> {
-    const now = this.clock.now();
-    await this.updateRow(user.id, { last_sign_in_at: user.current_sign_in_at, current_sign_in_at: now }, (trx) =>
-      this.bus.publish({ type: 'audited', at: now, entry: signInEntry(user, user.username, 'user_signed_in', ip, now) }, trx),
-    );
-  }
-
-  /**
-   * A refused password (or a blocked or bot account) in the audit trail: the account when the
-   * login names one, else the login as given (cut to 255 characters), with author id -1.
-   */
-  async recordFailedSignIn(login: string, user: UserRow | null, ip: string | null): Promise<void> {
-    const now = this.clock.now();
-    const account = user ?? (login === '' ? null : ((await this.users.findByLogin(login)) ?? null));
-    const entry = signInEntry(account, login.slice(0, 255), 'user_sign_in_failed', ip, now);
-    await this.db.transaction().execute((trx) => this.bus.publish({ type: 'audited', at: now, entry }, trx));
+  async recordSignIn(user: UserRow): Promise<void> {
+    await this.updateRow(user.id, { last_sign_in_at: user.current_sign_in_at, current_sign_in_at: this.clock.now() });
   }
 
   countUsers(): Promise<number> {
     return this.users.count();
   }
-}
-
-/** A sign-in's audit entry: about the account (id -1 when the login names none). */
-function signInEntry(user: UserRow | null, name: string, eventName: string, ip: string | null, at: number): AuditEntry {
-  return {
-    authorId: user?.id ?? -1,
-    authorName: user?.username ?? name,
-    entityType: 'User',
-    entityId: user?.id ?? -1,
-    entityPath: user?.username ?? name,
-    eventName,
-    details: { with: 'password' },
-    ipAddress: ip,
-    at,
-  };
 }
