@@ -1,10 +1,12 @@
-import { noRootRoutes, type ModuleRoutes, type Platform } from '../../infra/platform.js';
+import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import type { NotificationsModuleDeps } from './notifications.deps.js';
 import { notificationsPages } from './notifications.page-routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
 import { NotificationsRepository } from './notifications.repository.js';
 import { NotificationsService } from './notifications.service.js';
 import { NotificationMailer } from './notification-mail.service.js';
+import { notificationJobs } from './notifications.jobs.js';
+import { unsubscribeRoutes } from './unsubscribe.routes.js';
 
 export { NotificationsService } from './notifications.service.js';
 export { NotificationMailer } from './notification-mail.service.js';
@@ -33,11 +35,21 @@ export function createNotificationsModule(platform: Platform, deps: Notification
     members: projects.members,
   });
   const mailer = new NotificationMailer(platform.mail, service, platform.config.externalUrl, platform.config.secretKeyBase);
+  const dispatch = notificationJobs({
+    db: platform.db,
+    jobs: platform.jobs,
+    service,
+    mailer,
+    identity,
+    projects,
+    externalUrl: platform.config.externalUrl,
+  });
+  platform.bus.subscribe(dispatch.onEvent);
   return {
     service,
     mailer,
     routes: (app) => notificationsRoutes(app, { service, users: identity.users, lookup: projects.lookup }),
-    rootRoutes: noRootRoutes,
+    rootRoutes: (app) => unsubscribeRoutes(app, { service, projects, secretKeyBase: platform.config.secretKeyBase }),
     pages: (web) => notificationsPages(web, { service, identity, projects }),
   };
 }

@@ -33,7 +33,8 @@ export interface AccountMail {
  * per RFC 8058, X-GitLab-NotificationReason, X-GitLab-Project*).
  */
 export class NotificationMailer {
-  private readonly host: string;
+  /** The instance's host name (List-Id, Message-ID right-hand sides). */
+  readonly host: string;
 
   constructor(
     private readonly mail: Mailer,
@@ -53,7 +54,7 @@ export class NotificationMailer {
     return `${this.externalUrl}${UNSUBSCRIBE_PATH}/${unsubscribeToken(userId, projectId, this.secret)}`;
   }
 
-  async queueProjectMail(executor: Executor, mail: ProjectMail): Promise<void> {
+  async queueProjectMail(executor: Executor, mail: ProjectMail, options: { messageId?: string } = {}): Promise<void> {
     if (!this.mail.enabled) return;
     const unsubscribe = this.unsubscribeUrl(mail.userId, mail.project.id);
     const template: MailTemplate = {
@@ -79,13 +80,17 @@ export class NotificationMailer {
       headers.References = `<${mail.thread}@${this.host}>`;
       headers['In-Reply-To'] = `<${mail.thread}@${this.host}>`;
     }
-    await this.mail.enqueue(executor, {
-      to: mail.to,
-      subject: mail.subject,
-      text: renderText(template),
-      html: renderHtml(template),
-      headers,
-    });
+    await this.mail.enqueue(
+      executor,
+      {
+        to: mail.to,
+        subject: mail.subject,
+        text: renderText(template),
+        html: renderHtml(template),
+        headers,
+      },
+      options,
+    );
   }
 
   async queueAccountMail(executor: Executor, mail: AccountMail): Promise<void> {

@@ -135,7 +135,6 @@ export class NotificationsService {
     options: { extra?: readonly number[]; exclude?: number | null; canSee?: (user: UserRow) => Promise<boolean> } = {},
   ): Promise<Array<{ userId: number; reason: MailReason }>> {
     const memberIds = await this.memberIds(projectId);
-    const members = new Set(memberIds);
     const candidates = [...new Set([...memberIds, ...(options.extra ?? [])])].filter((id) => id !== options.exclude);
     const users = await this.deps.users.mapByIds(candidates);
     const active = candidates.filter((id) => users.get(id)?.state === 'active');
@@ -148,7 +147,7 @@ export class NotificationsService {
       };
       if (!decides(r.level, r.row, event, who)) continue;
       const user = users.get(r.userId) as UserRow;
-      if (!members.has(r.userId) && options.canSee && !(await options.canSee(user))) continue;
+      if (options.canSee && !(await options.canSee(user))) continue;
       out.push({ userId: r.userId, reason: reasonOf(r.level, who) });
     }
     return out.sort((a, b) => a.userId - b.userId);

@@ -1,0 +1,125 @@
+import type { DomainEvent } from '../../infra/bus.js';
+import type { Database, Executor } from '../../infra/db/index.js';
+import type { JobQueue } from '../../infra/jobs/index.js';
+import { toActorUser, type IdentityModule, type UserRow } from '../identity/index.js';
+import type { IssueRow, ProjectRow, ProjectsModule } from '../projects/index.js';
+import { issueSubject, issueTemplate } from './issue-mail.rules.js';
+import { mentionedUsernames } from './mentions.rules.js';
+import type { NotificationMailer } from './notification-mail.service.js';
+import type { NotificationsService } from './notifications.service.js';
+
+export const DISPATCH_JOB = 'notifications.dispatch';
+
+/** What the dispatch job needs to know about the change (the bus event, minus what it can read back). */
+type Dispatch =
+  | { event: 'new_issue' | 'close_issue' | 'reopen_issue'; projectId: number; issueId: number; actorId: number; at: number }
+  | { event: 'new_note'; projectId: number; noteId: number; actorId: number; at: number };
+
+/** Commenters read for the participants of an issue: enough for any real thread, bounded for a hostile one. */
+const MAX_NOTES = 1_000;
+
+interface DispatchDeps {
+  db: Database;
+  jobs: JobQueue;
+  service: NotificationsService;
+  mailer: NotificationMailer;
+  identity: IdentityModule;
+  projects: ProjectsModule;
+  externalUrl: string;
+}
+
+/** The dispatch a domain event asks for, if it sends mail at all. */
+function dispatchOf(event: DomainEvent): Dispatch | null {
+  if (event.type === 'issue_opened' || event.type === 'issue_closed' || event.type === 'issue_reopened') {
+    const kind = ({ issue_opened: 'new_issue', issue_closed: 'close_issue', issue_reopened: 'reopen_issue' } as const)[event.type];
+    return { event: kind, projectId: event.projectId, issueId: event.issueId, actorId: event.authorId, at: event.at };
+  }
+  if (event.type === 'note_created' && event.projectId !== null) {
+    return { event: 'new_note', projectId: event.projectId, noteId: event.noteId, actorId: event.authorId, at: event.at };
+  }
+  return null;
+}
+
+/**
+ * Notification mail in two steps. The bus subscriber runs in the publisher's transaction and
+ * only enqueues a dispatch job there (so a change that rolls back mails nobody, and a committed
+ * one is never forgotten), without reading anything: working out recipients reads settings,
+ * memberships and the thread, which must not lengthen the writer's transaction. The job then
+ * resolves the recipients and writes one outbox item per recipient in one transaction; each
+ * item's Message-ID is derived from the change and the recipient, so a retried job queues nothing twice.
+ */
+export function notificationJobs(deps: DispatchDeps) {
+  const { jobs, service, mailer, identity, projects } = deps;
+
+  async function onEvent(event: DomainEvent, executor: Executor): Promise<void> {
+    if (!mailer.enabled) return;
+    const dispatch = dispatchOf(event);
+    if (dispatch) await jobs.enqueue(executor, DISPATCH_JOB, dispatch);
+  }
+
+  async function canSee(user: UserRow, project: ProjectRow, issue: IssueRow): Promise<boolean> {
+    const actor = { user: toActorUser(user), credential: { kind: 'session' as const, id: 0, scopes: null } };
+    const level = await projects.access.projectLevel(actor, project);
+    return projects.access.canSee(actor, project.visibility, level) && projects.issues.canSee(issue, actor, level);
+  }
+
+  async function run(dispatch: Dispatch): Promise<void> {
+    const project = await projects.projects.findById(dispatch.projectId);
+    if (!project || project.pending_delete) return;
+    const note = dispatch.event === 'new_note' ? await projects.issues.findNote(dispatch.noteId) : undefined;
+    if (dispatch.event === 'new_note' && (!note || note.noteable_type !== 'Issue')) return;
+    const issueId = dispatch.event === 'new_note' ? (note?.noteable_id as number) : dispatch.issueId;
+    const issue = await projects.issues.findById(issueId);
+    const actor = await identity.users.findById(dispatch.actorId);
+    if (!issue || !actor) return;
+
+    // Participants: the author and every commenter (issues have no assignees here yet).
+    const thread = await projects.issues.listNotes(issue, 'asc', MAX_NOTES, 0);
+    const participants = [
+      ...new Set(
+        [issue.author_id, ...thread.rows.filter((n) => n.system === 0).map((n) => n.author_id)].filter((id): id is number => id !== null),
+      ),
+    ];
+    const text =
+      dispatch.event === 'new_note' ? (note?.body ?? '') : dispatch.event === 'new_issue' ? `${issue.title}\n${issue.description}` : '';
+    const mentioned: number[] = [];
+    for (const username of mentionedUsernames(text)) {
+      const user = await identity.users.findByUsername(username);
+      if (user) mentioned.push(user.id);
+    }
+    const watchers = await service.watcherIds(project.id);
+    const recipients = await service.recipientDetails(
+      project.id,
+      dispatch.event,
+      { participants, mentioned },
+      { extra: [...participants, ...mentioned, ...watchers], exclude: actor.id, canSee: (user) => canSee(user, project, issue) },
+    );
+    if (recipients.length === 0) return;
+    const emails = await service.notificationEmails(recipients.map((r) => r.userId));
+    const facts = {
+      event: dispatch.event,
+      project: { name: project.name, full_path: project.full_path },
+      issue: { iid: issue.iid, title: issue.title, description: issue.description, confidential: issue.confidential === 1 },
+      actor: { name: actor.name, username: actor.username },
+      url: `${deps.externalUrl}/${project.full_path}/-/issues/${issue.iid}${note ? `#note_${note.id}` : ''}`,
+      ...(note ? { note: note.body } : {}),
+    };
+    const subject = issueSubject(facts);
+    const template = issueTemplate(facts);
+    const change = dispatch.event === 'new_note' ? `note-${dispatch.noteId}` : `issue-${dispatch.issueId}-${dispatch.event}-${dispatch.at}`;
+    await deps.db.transaction().execute(async (trx) => {
+      for (const recipient of recipients) {
+        const to = emails.get(recipient.userId);
+        if (!to) continue;
+        await mailer.queueProjectMail(
+          trx,
+          { userId: recipient.userId, to, reason: recipient.reason, project, subject, template, thread: `issue_${issue.id}` },
+          { messageId: `${change}-u${recipient.userId}@${mailer.host}` },
+        );
+      }
+    });
+  }
+
+  jobs.register(DISPATCH_JOB, async (payload) => run(payload as Dispatch));
+  return { onEvent };
+}

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { startTestSmtp, type ReceivedMail, type TestSmtp } from '../helpers/smtp.js';
+
+describe('notification e-mail over SMTP (STARTTLS, AUTH): who receives what, with which headers', () => {
+  let smtp: TestSmtp;
+  let t: TestApp;
+  let owner: TestUser;
+  let dev: TestUser;
+  let watcher: TestUser;
+  let mentionOnly: TestUser;
+  let quiet: TestUser;
+  let custom: TestUser;
+  let blocked: TestUser;
+  let outsider: TestUser;
+  let projectId: number;
+  let projectPath: string;
+
+  before(async () => {
+    smtp = await startTestSmtp({ starttls: true, auth: { user: 'mailer', pass: 's3cret p@ss' } });
+    t = await createTestApp({
+      env: { SMTP_URL: smtp.url(), EMAIL_FROM: 'Basalt <basalt@basalt.test>', EMAIL_REPLY_TO: 'noreply@basalt.test' },
+    });
+    [owner, dev, watcher, mentionOnly, quiet, custom, blocked, outsider] = (await Promise.all(
+      Array.from({ length: 8 }, () => createUser(t.app)),
+    )) as [TestUser, TestUser, TestUser, TestUser, TestUser, TestUser, TestUser, TestUser];
+    const project = await createProject(t.app, owner, { visibility: 'private' });
+    projectId = project.id;
+    projectPath = project.full_path;
+    for (const member of [dev, watcher, mentionOnly, quiet, custom, blocked]) await addMember(t.app, 'project', projectId, member, 30);
+    const level = (user: TestUser, body: Record<string, unknown>) =>
+      t.api('PUT', `/projects/${projectId}/notification_settings`, { token: user.token, body });
+    await level(watcher, { level: 'watch' });
+    await level(mentionOnly, { level: 'mention' });
+    await level(quiet, { level: 'disabled' });
+    await level(custom, { level: 'custom', new_note: true });
+    await level(blocked, { level: 'watch' });
+    assert.equal((await t.api('POST', `/users/${blocked.user.id}/block`)).statusCode, 201);
+  });
+  after(async () => {
+    await t.close();
+    await smtp.close();
+  });
+
+  /** Runs the dispatch jobs and sends the outbox; returns the mails this step delivered. */
+  async function deliver(): Promise<ReceivedMail[]> {
+    const before = smtp.received.length;
+    await t.app.platform.jobs.drain();
+    await t.app.platform.outbox.drain();
+    return smtp.received.slice(before);
+  }
+  const to = (mails: ReceivedMail[], user: TestUser) => mails.filter((m) => m.to.includes(user.user.email));
+  const recipients = (mails: ReceivedMail[]) => mails.flatMap((m) => m.to).sort();
+  const emails = (...users: TestUser[]) => users.map((u) => u.user.email).sort();
+
+  let iid: number;
+
+  it('new_issue: watchers and mentioned members; not the author, a participating member, disabled, blocked or a mentioned outsider who cannot see the project', async () => {
+    const res = await t.api('POST', `/projects/${projectId}/issues`, {
+      token: owner.token,
+      body: {
+        title: 'Checkout <fails>',
+        description: `Hi @${mentionOnly.user.username} and @${outsider.user.username}, see \`@${quiet.user.username}\`.`,
+      },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    iid = res.json<{ iid: number }>().iid;
+    const mails = await deliver();
+    assert.deepEqual(recipients(mails), emails(watcher, mentionOnly));
+    const [watched] = to(mails, watcher);
+    const [mentioned] = to(mails, mentionOnly);
+    assert.equal(watched?.headerLines.get('x-gitlab-notificationreason'), 'watching');
+    assert.equal(mentioned?.headerLines.get('x-gitlab-notificationreason'), 'mentioned');
+
+    const mail = watched;
+    assert.equal(mail.subject, `${projectPath.split('/').pop()} | Checkout <fails> (#${iid})`);
+    assert.equal(mail.from, 'basalt@basalt.test');
+    assert.match(String(mail.headerLines.get('reply-to')), /noreply@basalt\.test/);
+    assert.match(String(mail.headerLines.get('list-id')), new RegExp(`^${projectPath} <${projectId}\\.[^>]+\\.basalt\\.test>$`));
+    assert.match(String(mail.headerLines.get('list-unsubscribe')), /^<http:\/\/basalt\.test\/-\/notifications\/unsubscribe\/[^>]+>$/);
+    assert.equal(mail.headerLines.get('list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
+    assert.equal(mail.headerLines.get('x-gitlab-project-id'), String(projectId));
+    assert.match(mail.messageId, /^<.+@basalt\.test>$/);
+    // Both parts from one template: the same facts, the HTML escaped.
+    const link = `http://basalt.test/${projectPath}/-/issues/${iid}`;
+    assert.ok(mail.text.includes(`opened issue #${iid}: Checkout <fails>`), mail.text);
+    assert.ok(mail.text.includes(link));
+    assert.ok(mail.html.includes(`opened issue #${iid}: Checkout &lt;fails&gt;`), mail.html);
+    assert.ok(mail.html.includes(`href="${link}"`));
+    // The session was encrypted with STARTTLS and authenticated.
+    assert.equal(mail.secure, true);
+    assert.equal(mail.user, 'mailer');
+  });
+
+  it('new_note: the issue author (participating), watchers and custom new_note; never the commenter', async () => {
+    const res = await t.api('POST', `/projects/${projectId}/issues/${iid}/notes`, {
+      token: dev.token,
+      body: { body: 'Reproduced **here**.' },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const mails = await deliver();
+    assert.deepEqual(recipients(mails), emails(owner, watcher, custom));
+    assert.equal(to(mails, owner)[0]?.headerLines.get('x-gitlab-notificationreason'), 'participating');
+    assert.equal(to(mails, custom)[0]?.headerLines.get('x-gitlab-notificationreason'), 'subscribed');
+    assert.ok(to(mails, owner)[0]?.text.includes('Reproduced **here**.'));
+    assert.match(String(to(mails, owner)[0]?.headerLines.get('references')), /^<issue_\d+@basalt\.test>$/);
+  });
+
+  it('close_issue and reopen_issue: commenters now take part; custom without the event does not get it', async () => {
+    await t.api('PUT', `/projects/${projectId}/issues/${iid}`, { token: owner.token, body: { state_event: 'close' } });
+    let mails = await deliver();
+    assert.deepEqual(recipients(mails), emails(dev, watcher));
+    assert.ok(mails[0]?.text.includes(`Issue #${iid} was closed by`));
+    await t.api('PUT', `/projects/${projectId}/issues/${iid}`, { token: dev.token, body: { state_event: 'reopen' } });
+    mails = await deliver();
+    assert.deepEqual(recipients(mails), emails(owner, watcher));
+  });
+
+  it('a mentioned outsider receives mail once the project is public', async () => {
+    await t.api('PUT', `/projects/${projectId}`, { body: { visibility: 'public' } });
+    await t.api('POST', `/projects/${projectId}/issues/${iid}/notes`, {
+      token: owner.token,
+      body: { body: `@${outsider.user.username} FYI` },
+    });
+    const mails = await deliver();
+    assert.deepEqual(to(mails, outsider).length, 1);
+    assert.equal(to(mails, outsider)[0]?.headerLines.get('x-gitlab-notificationreason'), 'mentioned');
+  });
+
+  it('one-click unsubscribe: a POST without credentials sets that project to disabled and nothing else', async () => {
+    const last = [...smtp.received].reverse().find((m) => m.to.includes(watcher.user.email)) as ReceivedMail;
+    const url = new URL(String(last.headerLines.get('list-unsubscribe')).slice(1, -1));
+    const shown = await t.app.inject({ method: 'GET', url: url.pathname });
+    assert.equal(shown.statusCode, 200);
+    assert.match(shown.body, /<form method="post"/);
+    assert.equal(
+      (await t.api('GET', `/projects/${projectId}/notification_settings`, { token: watcher.token })).json().level,
+      'watch',
+      'a GET changes nothing',
+    );
+
+    const forged = await t.app.inject({
+      method: 'POST',
+      url: `${url.pathname.slice(0, -3)}AAA`,
+      payload: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(forged.statusCode, 404);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: url.pathname,
+      payload: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal((await t.api('GET', `/projects/${projectId}/notification_settings`, { token: watcher.token })).json().level, 'disabled');
+    assert.equal(
+      (await t.api('GET', '/notification_settings', { token: watcher.token })).json().level,
+      'participating',
+      'the global level is untouched',
+    );
+
+    await t.api('POST', `/projects/${projectId}/issues/${iid}/notes`, { token: owner.token, body: { body: 'After unsubscribe' } });
+    assert.equal(to(await deliver(), watcher).length, 0);
+  });
+
+  it('metrics count the sent mails per kind', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/-/metrics', remoteAddress: '127.0.0.1' });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /basalt_outbox_items\{kind="email",state="sent"\} [1-9]\d*/);
+    assert.match(res.body, /basalt_outbox_items\{kind="email",state="dead"\} 0/);
+  });
+});
