@@ -50,6 +50,13 @@ export const EXPECTED: Record<string, Rule> = {
   'GET /groups/{id}/repository_storage_moves': R('admin'),
   'POST /groups/{id}/repository_storage_moves': R('admin'),
   'GET /groups/{id}/repository_storage_moves/{repository_storage_move_id}': R('admin'),
+  // Group webhooks are for Owners, as in the established product.
+  'GET /groups/{id}/hooks': R('owner'),
+  'POST /groups/{id}/hooks': R('owner'),
+  'GET /groups/{id}/hooks/{hook_id}': R('owner'),
+  'PUT /groups/{id}/hooks/{hook_id}': R('owner'),
+  'DELETE /groups/{id}/hooks/{hook_id}': R('owner'),
+  'POST /groups/{id}/hooks/{hook_id}/test/{trigger}': R('owner'),
   // projects
   'GET /projects/{id}': READ,
   'PUT /projects/{id}': R('maintainer'),
@@ -104,6 +111,13 @@ export const EXPECTED: Record<string, Rule> = {
   'POST /projects/{id}/alert_management/integrations/{integration_id}/test': R('developer'),
   'GET /projects/{id}/alert_management/settings': R('maintainer'),
   'PUT /projects/{id}/alert_management/settings': R('maintainer'),
+  // webhooks
+  'GET /projects/{id}/hooks': R('maintainer'),
+  'POST /projects/{id}/hooks': R('maintainer'),
+  'GET /projects/{id}/hooks/{hook_id}': R('maintainer'),
+  'PUT /projects/{id}/hooks/{hook_id}': R('maintainer'),
+  'DELETE /projects/{id}/hooks/{hook_id}': R('maintainer'),
+  'POST /projects/{id}/hooks/{hook_id}/test/{trigger}': R('maintainer'),
   // error tracking
   'GET /projects/{id}/error_tracking/settings': R('maintainer'),
   'PUT /projects/{id}/error_tracking/settings': R('maintainer'),
@@ -146,6 +160,11 @@ const BODIES: Record<string, unknown> = {
   'POST /projects/{id}/alert_management/integrations/{integration_id}/reset_token': {},
   'POST /projects/{id}/alert_management/integrations/{integration_id}/test': {},
   'PUT /projects/{id}/alert_management/settings': { create_issue: false },
+  // A public address, so no name is resolved; the fixture hooks want pushes only, so nothing is sent.
+  'POST /projects/{id}/hooks': { url: 'http://203.0.113.10/matrix' },
+  'PUT /projects/{id}/hooks/{hook_id}': { name: 'matrix' },
+  'POST /groups/{id}/hooks': { url: 'http://203.0.113.10/matrix' },
+  'PUT /groups/{id}/hooks/{hook_id}': { name: 'matrix' },
   'PUT /projects/{id}/error_tracking/settings': { active: true, integrated: true },
   'PATCH /projects/{id}/error_tracking/settings': { active: true, integrated: true },
   'POST /projects/{id}/error_tracking/client_keys': {},
@@ -243,6 +262,10 @@ describe('authorization matrix: every project and group route, every kind of cal
     });
     ok(event, 200);
     const errors = await t.api('GET', `/projects/${project.id}/error_tracking/errors`);
+    const projectHook = await t.api('POST', `/projects/${project.id}/hooks`, { body: { url: 'http://203.0.113.10/fixture' } });
+    ok(projectHook, 201);
+    const groupHook = await t.api('POST', `/groups/${group.id}/hooks`, { body: { url: 'http://203.0.113.10/fixture' } });
+    ok(groupHook, 201);
     return {
       visibility,
       groupId: group.id,
@@ -261,8 +284,17 @@ describe('authorization matrix: every project and group route, every kind of cal
         key_id: tracked.keyId,
         error_id: errors.json()[0].id,
         repository_storage_move_id: 999999,
+        hook_id: projectHook.json().id,
+        // A test of a trigger the fixtures have nothing for: answered at once (400), no delivery leaves.
+        trigger: 'confidential_note_events',
       },
-      group: { user_id: groupTarget.user.id, token_id: groupToken.json().id, repository_storage_move_id: 999999 },
+      group: {
+        user_id: groupTarget.user.id,
+        token_id: groupToken.json().id,
+        repository_storage_move_id: 999999,
+        hook_id: groupHook.json().id,
+        trigger: 'confidential_note_events',
+      },
     };
   }
 

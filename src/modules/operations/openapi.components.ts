@@ -151,6 +151,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   notifications: 'Notification settings',
   alerts: 'Alerts, alert integrations and the alert receiver',
   error_tracking: 'Error tracking: errors, events, client keys and the Sentry collector',
+  webhooks: 'Project and group webhooks and their test deliveries',
   repository_storage_moves: 'Moves of repositories between storages',
   applications: 'OAuth applications (administrators)',
   oauth: 'OAuth 2.0 and OpenID Connect provider',

@@ -29,7 +29,7 @@ export function webhooksRoutes(app: ApiApp, deps: WebhooksDeps): void {
     {
       prefix: '/projects/:id/hooks',
       word: 'project',
-      tags: ['project hooks'],
+      tags: ['webhooks'],
       resolve: deps.projectOwner,
       map: mapProjectHook,
       one: S.ProjectHook,
@@ -38,7 +38,7 @@ export function webhooksRoutes(app: ApiApp, deps: WebhooksDeps): void {
     {
       prefix: '/groups/:id/hooks',
       word: 'group',
-      tags: ['group hooks'],
+      tags: ['webhooks'],
       resolve: deps.groupOwner,
       map: mapGroupHook,
       one: S.GroupHook,
