@@ -12,6 +12,7 @@ import { installBodyIdleTimeout } from './infra/http/body-timeout.js';
 import { installMethodNotAllowed } from './infra/http/method-not-allowed.js';
 import { KnownRoutes } from './infra/http/known-routes.js';
 import { createRequestMetrics, registerOutboxMetrics } from './infra/http/metrics.js';
+import { DomainMetricsRegistry } from './infra/http/domain-metrics.js';
 import { installCookies } from './infra/http/cookies.js';
 import { LoadShedder } from './infra/http/load-shed.js';
 import { lazyChildLogger } from './infra/http/lazy-logger.js';
@@ -35,6 +36,7 @@ import { createDashboardModule } from './modules/dashboard/index.js';
 import { createGitModule, type GitModule } from './modules/git/index.js';
 import { createAdminModule } from './modules/admin/index.js';
 import { createWebhooksModule, type WebhooksModule } from './modules/webhooks/index.js';
+import { createAuditModule } from './modules/audit/index.js';
 import { installJsonParser } from './infra/http/json-parser.js';
 import { AT_LEAST_ONE_OF, installParamCoercion } from './infra/http/params.js';
 import { installRackForms, parseRackQuery, queryError } from './infra/http/rack-params.js';
@@ -114,6 +116,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     clock,
   );
   const outbox = new Outbox(database.db, database.dialect, clock, app.log, { host: new URL(config.externalUrl).hostname });
+  const domainMetrics = new DomainMetricsRegistry();
   const platform: Platform = {
     config,
     database,
@@ -126,6 +129,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     outbox,
     mail: new Mailer(config.mail, outbox, app.log),
     log: app.log,
+    metrics: domainMetrics,
   };
   app.decorate('platform', platform);
   app.decorateRequest('actor', null);
@@ -150,6 +154,24 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // cached API read (docs/perf-lab.md).
   const metrics = createRequestMetrics();
   registerOutboxMetrics(metrics.registry, () => platform.outbox.counts());
+  domainMetrics.register(metrics.registry);
+  limiter.onRefused = (name) => domainMetrics.increment('basalt_rate_limit_refusals_total', { limit: name });
+  // What each process holds (its pool's queue) is summed across workers; what every process
+  // reads from the same table (jobs) keeps one worker's value.
+  domainMetrics.gauge({
+    name: 'basalt_database_pool_waiting',
+    help: 'Queries waiting for a database connection (PostgreSQL pool; 0 on SQLite)',
+    labelNames: [],
+    aggregator: 'sum',
+    read: () => [{ labels: {}, value: database.poolStats().waiting }],
+  });
+  domainMetrics.gauge({
+    name: 'basalt_jobs',
+    help: 'Background jobs by kind and state (queued, running, failed)',
+    labelNames: ['kind', 'state'],
+    aggregator: 'max',
+    read: async () => (await platform.jobs.countsByKind()).map((row) => ({ labels: { kind: row.kind, state: row.state }, value: row.n })),
+  });
   app.addHook('onResponse', (request, reply, done) => {
     metrics.record(request, reply);
     logRequest(app.log, request, reply);
@@ -182,6 +204,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     settingsSections: [errorTracking.settingsSection],
   });
   const webhooks = createWebhooksModule(platform, { identity, projects, version: VERSION });
+  const audit = createAuditModule(platform, { projects });
   const operations = createOperationsModule(platform, {
     version: VERSION,
     metrics: metrics.registry,
@@ -204,6 +227,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     dashboard,
     alerts,
     webhooks,
+    audit,
     operations,
     admin,
   ];

@@ -75,6 +75,8 @@ export interface Config {
   readonly requestBodyTimeoutSeconds: number;
   /** Days error-tracking events are kept (SPEC "Limits": 90). */
   readonly errorTrackingRetentionDays: number;
+  /** Audit events older than this many days are deleted by a daily job (AUDIT_EVENTS_RETENTION_DAYS). */
+  readonly auditEventsRetentionDays: number;
   /** Events one project may hold; past it the collector answers 429 and stores nothing. */
   readonly errorTrackingMaxEvents: number;
   /** A push with more refs of one kind than this becomes one bulk event (reference §2.6). */
@@ -91,10 +93,10 @@ export interface Config {
   readonly sessionMaxLifetimeDays: number;
   /** CIDR ranges whose clients may read `/-/metrics` and readiness details; others get 404. */
   readonly monitoringAllowlist: readonly string[];
-  /** Whether webhooks may reach loopback, private and link-local addresses (the established product's setting; off). */
-  readonly webhookAllowLocalNetwork: boolean;
   /** Outgoing mail; `null` (SMTP_URL unset) sends nothing (src/config/mail.ts). */
   readonly mail: MailConfig | null;
+  /** Whether webhooks may reach loopback, private and link-local addresses (the established product's setting; off). */
+  readonly webhookAllowLocalNetwork: boolean;
 }
 
 export interface SpamRules {
@@ -341,6 +343,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const gitTimeoutSeconds = parseInteger(env, 'GIT_TIMEOUT_SECONDS', 3600, 1, 7 * 86_400, problems);
   const requestBodyTimeoutSeconds = parseInteger(env, 'REQUEST_BODY_TIMEOUT_SECONDS', 30, 1, 3600, problems);
   const errorTrackingRetentionDays = parseInteger(env, 'ERROR_TRACKING_RETENTION_DAYS', 90, 1, 3650, problems);
+  const auditEventsRetentionDays = parseInteger(env, 'AUDIT_EVENTS_RETENTION_DAYS', 365, 1, 36_500, problems);
   const errorTrackingMaxEvents = parseInteger(env, 'ERROR_TRACKING_MAX_EVENTS', 100_000, 1, 100_000_000, problems);
   const pushEventActivitiesLimit = parsePushEventActivitiesLimit(env, problems);
   const redisPrefix = env.REDIS_PREFIX ?? 'basalt:';
@@ -349,8 +352,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const captcha = parseCaptcha(env, problems);
   const sessionIdleTimeoutMinutes = parseInteger(env, 'SESSION_IDLE_TIMEOUT_MINUTES', 10_080, 1, 525_600, problems);
   const sessionMaxLifetimeDays = parseInteger(env, 'SESSION_MAX_LIFETIME_DAYS', 30, 1, 3650, problems);
-  const mail = parseMail(env, problems);
   const webhookAllowLocalNetwork = parseBoolean(env, 'WEBHOOK_ALLOW_LOCAL_NETWORK', false, problems);
+  const mail = parseMail(env, problems);
   const monitoringAllowlist = parseMonitoringAllowlist(env.MONITORING_ALLOWLIST ?? DEFAULT_MONITORING_ALLOWLIST, problems);
   const logLevel = parseChoice(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', problems);
   let secretKeyBase = env.SECRET_KEY_BASE || '';
@@ -389,6 +392,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     gitTimeoutSeconds,
     requestBodyTimeoutSeconds,
     errorTrackingRetentionDays,
+    auditEventsRetentionDays,
     errorTrackingMaxEvents,
     pushEventActivitiesLimit,
     redisPrefix,
@@ -397,8 +401,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     sessionIdleTimeoutMinutes,
     sessionMaxLifetimeDays,
     monitoringAllowlist: Object.freeze(monitoringAllowlist),
-    webhookAllowLocalNetwork,
     mail,
+    webhookAllowLocalNetwork,
     ...overrides,
   });
 }

@@ -1,3 +1,4 @@
+import type { AuditEntry } from './audit.js';
 import type { Executor } from './db/index.js';
 
 /**
@@ -52,7 +53,9 @@ export type DomainEvent =
   | { type: 'project_removing'; projectId: number; storage: string; fullPath: string; at: number }
   | { type: 'group_created'; namespaceId: number; authorId: number; at: number }
   | { type: 'group_removing'; namespaceId: number; fullPath: string; at: number }
-  | { type: 'push_received'; projectId: number; authorId: number; refs: PushedRef[]; at: number };
+  | { type: 'push_received'; projectId: number; authorId: number; refs: PushedRef[]; at: number }
+  /** Something the audit trail records (src/infra/audit.ts), published by the service that made the change. */
+  | { type: 'audited'; entry: AuditEntry; at: number };
 
 export type DomainEventType = DomainEvent['type'];
 type Handler = (event: DomainEvent, executor: Executor) => Promise<void>;

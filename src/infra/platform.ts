@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import type { DomainEventBus } from './bus.js';
 import type { Clock } from './clock.js';
 import type { Database, DatabaseHandle } from './db/index.js';
+import type { DomainMetrics } from './domain-metrics.js';
 import type { JobQueue } from './jobs/index.js';
 import type { Outbox } from './outbox/index.js';
 import type { Mailer } from './mail/index.js';
@@ -25,6 +26,8 @@ export interface Platform {
   /** E-mail through the outbox (nothing is queued when SMTP_URL is unset). */
   readonly mail: Mailer;
   readonly log: FastifyBaseLogger;
+  /** Domain counters and gauges on `/-/metrics` (src/infra/domain-metrics.ts). */
+  readonly metrics: DomainMetrics;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { OAuthTables } from './tables/oauth.js';
 import type { NotificationsEventsTables } from './tables/notifications-events.js';
 import type { OutboxTables } from './tables/outbox.js';
 import type { WebhooksTables } from './tables/webhooks.js';
+import type { AuditTables } from './tables/audit.js';
 
 /**
  * Every table, as Kysely sees it. Each area keeps its table types in its own file under
@@ -24,4 +25,5 @@ export interface DB
     GitTables,
     CacheEpochTables,
     OutboxTables,
-    WebhooksTables {}
+    WebhooksTables,
+    AuditTables {}

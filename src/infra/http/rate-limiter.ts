@@ -135,6 +135,9 @@ export type Reservation =
   { readonly allowed: true; release(): Promise<void> } | { readonly allowed: false; readonly error: TooManyRequestsError };
 
 export class RateLimiter {
+  /** Told each refusal's limit name (buildApp counts them on `/-/metrics`). */
+  onRefused: (name: string) => void = () => undefined;
+
   constructor(
     readonly store: CounterStore,
     private readonly clock: Clock,
@@ -177,6 +180,7 @@ export class RateLimiter {
   }
 
   tooMany(name: string, limit: RateLimit, hit: Hit): TooManyRequestsError {
+    this.onRefused(name);
     const now = this.clock.now();
     const retryAfter = Math.max(1, Math.ceil((hit.resetAt - now) / 1000));
     return new TooManyRequestsError(retryAfter, {

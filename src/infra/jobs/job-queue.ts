@@ -82,6 +82,16 @@ export class JobQueue {
     return { queued: count('queued'), running: count('running') };
   }
 
+  /** Jobs waiting (`queued`, `running`) and given up (`failed`) per kind, for `/-/metrics`. */
+  async countsByKind(): Promise<Array<{ kind: string; state: string; n: number }>> {
+    const rows = await this.db
+      .selectFrom('background_jobs')
+      .select(['kind', 'state', (eb) => eb.fn.countAll<number | string>().as('n')])
+      .groupBy(['kind', 'state'])
+      .execute();
+    return rows.map((row) => ({ kind: row.kind, state: row.state, n: Number(row.n) }));
+  }
+
   /**
    * Enqueues a job of `kind` unless one is queued or running (other than `exceptId`, the job
    * scheduling its own next run); true when it enqueued. Self-rescheduling jobs keep one pending so.

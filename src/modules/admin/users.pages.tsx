@@ -1,3 +1,4 @@
+import type { Actor } from '../../infra/auth/index.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../infra/errors/index.js';
@@ -217,13 +218,17 @@ export function userPages(web: ApiApp, deps: AdminPageDeps): void {
   web.post('/admin/users', { schema: { body: NewUserForm }, config: { page: { ...ADMIN, form: renderNew } } }, async (request, reply) => {
     const body = request.body;
     try {
-      const user = await users.create({
-        username: body.username,
-        name: body.name,
-        email: body.email,
-        password: body.password ? body.password : undefined,
-        admin: body.admin === '1',
-      });
+      const user = await users.create(
+        {
+          username: body.username,
+          name: body.name,
+          email: body.email,
+          password: body.password ? body.password : undefined,
+          admin: body.admin === '1',
+        },
+        undefined,
+        { by: request.page.actor },
+      );
       return reply.redirectWithFlash(userPath(user), { kind: 'notice', text: `User ${user.username} was created.` });
     } catch (error) {
       const errors = formErrorsOf(error);
@@ -236,32 +241,32 @@ export function userPages(web: ApiApp, deps: AdminPageDeps): void {
     sendPage(reply, await renderUser(request, {}, {})),
   );
 
-  const action = (suffix: string, run: (user: UserRow, actorId: number) => Promise<FlashMessage>) =>
+  const action = (suffix: string, run: (user: UserRow, actorId: number, actor: Actor) => Promise<FlashMessage>) =>
     web.post(
       `/admin/users/:username/${suffix}`,
       { schema: { params: UserParams, body: ActionForm }, config: { page: ADMIN } },
       async (request, reply) => {
         const user = await find(request.params.username);
-        return reply.redirectWithFlash(userPath(user), await run(user, request.page.actor!.user.id));
+        return reply.redirectWithFlash(userPath(user), await run(user, request.page.actor!.user.id, request.page.actor!));
       },
     );
-  action('block', async (user, actorId) => {
+  action('block', async (user, actorId, actor) => {
     if (user.id === actorId) return { kind: 'error', text: 'You cannot block yourself.' };
-    await users.setState(user.id, 'blocked');
+    await users.setState(user.id, 'blocked', actor);
     return { kind: 'notice', text: `${user.username} is blocked: their sessions and tokens no longer work.` };
   });
-  action('unblock', async (user) => {
-    await users.setState(user.id, 'active');
+  action('unblock', async (user, _actorId, actor) => {
+    await users.setState(user.id, 'active', actor);
     return { kind: 'notice', text: `${user.username} is unblocked.` };
   });
-  action('admin/grant', async (user) => {
+  action('admin/grant', async (user, _actorId, actor) => {
     if (user.bot === 1) return { kind: 'error', text: 'A bot cannot be an administrator.' };
-    await users.update(user.id, { admin: true });
+    await users.update(user.id, { admin: true }, undefined, actor);
     return { kind: 'notice', text: `${user.username} is now an administrator.` };
   });
-  action('admin/revoke', async (user, actorId) => {
+  action('admin/revoke', async (user, actorId, actor) => {
     if (user.id === actorId) return { kind: 'error', text: 'You cannot take away your own administrator role.' };
-    await users.update(user.id, { admin: false });
+    await users.update(user.id, { admin: false }, undefined, actor);
     return { kind: 'notice', text: `${user.username} is no longer an administrator.` };
   });
 
@@ -271,7 +276,7 @@ export function userPages(web: ApiApp, deps: AdminPageDeps): void {
     async (request, reply) => {
       const user = await find(request.params.username);
       try {
-        await users.update(user.id, { password: request.body.password });
+        await users.update(user.id, { password: request.body.password }, undefined, request.page.actor);
       } catch (error) {
         const errors = formErrorsOf(error);
         if (!errors) throw error;

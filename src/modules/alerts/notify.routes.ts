@@ -4,6 +4,7 @@ import { enforceIngestionLimits, ingestionLimits } from '../../infra/http/index.
 import type { ProjectRow } from '../projects/index.js';
 import type { AlertsDeps } from './alerts.deps.js';
 import { jsonTextTooDeep } from '../../infra/json-depth.js';
+import { ingestResult } from '../../infra/domain-metrics.js';
 import { AlertSummaries, PAYLOAD_LIMIT_BYTES, PAYLOAD_MAX_DEPTH } from './alerts.schemas.js';
 import { DEPTH_MESSAGE } from './ingest.service.js';
 import type { IntegrationRow, IntegrationType } from './integrations.repository.js';
@@ -96,6 +97,10 @@ export async function notifyRoutes(app: FastifyInstance, deps: AlertsDeps): Prom
   };
 
   await app.register(async (scope) => {
+    // Scoped to the receiver's routes: every answer counts under its result on `/-/metrics`.
+    scope.addHook('onResponse', async (_request, reply) => {
+      platform.metrics.increment('basalt_alerts_received_total', { result: ingestResult(reply.statusCode) });
+    });
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: PAYLOAD_LIMIT_BYTES }, (request, body, done) => {
       const text = String(body);

@@ -18,6 +18,7 @@ import { MAX_DECOMPRESSED_BYTES, decodeBody, parseFailure, parseStoreBody } from
 import { parseEnvelope, parseEnvelopeHeaders } from './envelope.rules.js';
 import type { IngestionService } from './ingestion.service.js';
 import type { SettingsService } from './settings.service.js';
+import { ingestResult } from '../../infra/domain-metrics.js';
 
 export interface CollectorDeps {
   settings: SettingsService;
@@ -25,6 +26,8 @@ export interface CollectorDeps {
   projects: ProjectsService;
   limiter: RateLimiter;
   limits: IngestionLimits;
+  /** Counts one answer of the collector under its result (`/-/metrics`). */
+  counted?: (result: string) => void;
 }
 
 /**
@@ -131,6 +134,13 @@ export function collectorRoutes(app: ApiApp, deps: CollectorDeps): void {
       allowCors(request, reply, CORS);
       done();
     });
+    // Only the collector's posts count as ingestion attempts (not CORS preflights).
+    const counted = deps.counted;
+    if (counted) {
+      scope.addHook('onResponse', async (request, reply) => {
+        if (request.method === 'POST') counted(ingestResult(reply.statusCode));
+      });
+    }
     // Every 429 here (a rate limit, a full project) tells the SDK what to hold back and for how
     // long (reference C6: `retry_after:categories:scope`, empty categories meaning all).
     scope.addHook('onError', (_request, _reply, error, done) => {

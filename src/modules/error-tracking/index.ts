@@ -102,6 +102,7 @@ export function createErrorTrackingModule(platform: Platform, deps: ErrorTrackin
         projects: deps.projects.projects,
         limiter,
         limits: ingestionLimits(config.rateLimits, 'collector'),
+        counted: (result) => platform.metrics.increment('basalt_error_events_ingested_total', { result }),
       });
       app.addHook('onReady', () => retention.schedule());
     },

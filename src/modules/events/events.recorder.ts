@@ -111,6 +111,7 @@ export function createRecorder(rows: EventsRepository, pushLimit: number) {
       case 'group_created':
       case 'group_removing':
       case 'project_removing':
+      case 'audited':
         return;
     }
   };

@@ -34,6 +34,20 @@ export interface RunOptions {
   maxOutput?: number;
 }
 
+/** The git processes this process runs now (commands and `git http-backend`), read by `/-/metrics`. */
+export const gitProcesses = { running: 0 };
+
+/** Counts a spawned git process until it ends; the returned function uncounts it once. */
+export function countGitProcess(): () => void {
+  gitProcesses.running += 1;
+  let counted = true;
+  return () => {
+    if (!counted) return;
+    counted = false;
+    gitProcesses.running -= 1;
+  };
+}
+
 /** Runs `git args…` (never through a shell) and resolves with its stdout. */
 export function git(args: readonly string[], options: RunOptions = {}): Promise<string> {
   const maxOutput = options.maxOutput ?? 64 * 1024 * 1024;
@@ -45,6 +59,9 @@ export function git(args: readonly string[], options: RunOptions = {}): Promise<
       timeout: options.timeoutMs ?? 600_000,
       killSignal: 'SIGKILL',
     });
+    const uncount = countGitProcess();
+    child.on('close', uncount);
+    child.on('error', uncount);
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = '';

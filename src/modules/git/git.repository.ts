@@ -36,6 +36,16 @@ export class GitRepository extends Repository {
     return this.db.selectFrom('repository_storage_moves').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** Storage moves per state, for `/-/metrics`. */
+  async moveCountsByState(): Promise<Array<{ state: string; n: number }>> {
+    const rows = await this.db
+      .selectFrom('repository_storage_moves')
+      .select(['state', (eb) => eb.fn.countAll<number | string>().as('n')])
+      .groupBy('state')
+      .execute();
+    return rows.map((row) => ({ state: row.state, n: Number(row.n) }));
+  }
+
   async listMoves(kind: MoveContainerKind, containerId: number | null, limit: number, offset: number) {
     let query = this.db.selectFrom('repository_storage_moves').where('container_kind', '=', kind);
     if (containerId !== null) query = query.where('container_id', '=', containerId);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { PassThrough, Transform, type Readable, type TransformCallback } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { gitEnv } from './git.exec.js';
+import { countGitProcess, gitEnv } from './git.exec.js';
 
 export interface BackendRequest {
   /** The storage directory (GIT_PROJECT_ROOT). */
@@ -111,6 +111,9 @@ export function runHttpBackend(request: BackendRequest, finish: (exitCode: numbe
     ...(request.remoteUser ? { REMOTE_USER: request.remoteUser } : {}),
   });
   const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const uncount = countGitProcess();
+  child.on('close', uncount);
+  child.on('error', uncount);
   const body = new PassThrough();
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {

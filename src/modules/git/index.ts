@@ -3,6 +3,7 @@ import { Containers } from './containers.service.js';
 import type { GitModuleDeps } from './git.deps.js';
 import { registerRepositoryLifecycle } from './git.lifecycle.js';
 import { GitRepository } from './git.repository.js';
+import { gitProcesses } from './git.exec.js';
 import { RepositoryStorages } from './git.storage.js';
 import { MovePresenter } from './moves.presenter.js';
 import { movesRoutes } from './moves.routes.js';
@@ -53,6 +54,21 @@ export function createGitModule(platform: Platform, deps: GitModuleDeps): GitMod
     const { kind, source, destination } = payload as { kind: 'project' | 'snippet' | 'group'; source: string; destination: string | null };
     const count = await moves.runBulk(kind, source, destination, (message) => context.log.warn(message));
     context.log.info({ kind, source, destination, scheduled: count }, 'bulk storage moves scheduled');
+  });
+
+  platform.metrics.gauge({
+    name: 'basalt_storage_moves',
+    help: 'Repository storage moves by state',
+    labelNames: ['state'],
+    aggregator: 'max',
+    read: async () => (await git.moveCountsByState()).map((row) => ({ labels: { state: row.state }, value: row.n })),
+  });
+  platform.metrics.gauge({
+    name: 'basalt_git_processes_running',
+    help: 'git processes (commands and http-backend) running in this process',
+    labelNames: [],
+    aggregator: 'sum',
+    read: () => [{ labels: {}, value: gitProcesses.running }],
   });
 
   const authenticator = new GitAuthenticator(platform, identity.users);

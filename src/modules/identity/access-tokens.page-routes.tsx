@@ -74,7 +74,7 @@ export function accessTokensPages(web: ApiApp, tokens: TokensService): void {
 
   web.post(`${TOKENS_PAGE}/:id/revoke`, action, async (request, reply) => {
     const row = await tokens.getOwnPersonal(request.page.actor!.user.id, idOf(request));
-    await tokens.revoke(row);
+    await tokens.revoke(row, { by: request.page.actor });
     return reply.redirectWithFlash(TOKENS_PAGE, { kind: 'notice', text: `Token ${row.name} was revoked: it no longer works.` });
   });
 
@@ -82,6 +82,6 @@ export function accessTokensPages(web: ApiApp, tokens: TokensService): void {
     const row = await tokens.getOwnPersonal(request.page.actor!.user.id, idOf(request));
     if (row.revoked === 1)
       return reply.redirectWithFlash(TOKENS_PAGE, { kind: 'error', text: `Token ${row.name} was revoked and cannot be rotated.` });
-    return reveal(request, reply, await tokens.rotate(row, undefined), true);
+    return reveal(request, reply, await tokens.rotate(row, undefined, { by: request.page.actor }), true);
   });
 }

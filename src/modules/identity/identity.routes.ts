@@ -90,7 +90,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
       config: { policy: { auth: 'required', admin: true } },
     },
     async (request, reply) => {
-      const user = await users.create(request.body);
+      const user = await users.create(request.body, undefined, { by: request.actor });
       return reply.code(201).send(mapUserWithAdmin(user, base));
     },
   );
@@ -111,7 +111,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
       await users.get(request.params.id);
       const credential = request.actor?.credential;
       const session = credential?.kind === 'session' ? credential.id : undefined;
-      return mapUserWithAdmin(await users.update(request.params.id, request.body, session), base);
+      return mapUserWithAdmin(await users.update(request.params.id, request.body, session, request.actor), base);
     },
   );
 
@@ -122,7 +122,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
       config: { policy: { auth: 'required', admin: true } },
     },
     async (request, reply) => {
-      await users.setState(request.params.id, 'blocked');
+      await users.setState(request.params.id, 'blocked', request.actor);
       return reply.code(201).send(true);
     },
   );
@@ -134,7 +134,7 @@ export function identityRoutes(app: ApiApp, { platform, users, tokens }: Identit
       config: { policy: { auth: 'required', admin: true } },
     },
     async (request, reply) => {
-      await users.setState(request.params.id, 'active');
+      await users.setState(request.params.id, 'active', request.actor);
       return reply.code(201).send(true);
     },
   );

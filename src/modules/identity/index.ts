@@ -69,7 +69,7 @@ export function createIdentityModule(platform: Platform, deps: IdentityModuleDep
     maxLifetimeMs: config.sessionMaxLifetimeDays * 86_400_000,
   });
   const users = new UsersService(db, userRows, clock, platform.bus, sessions);
-  const tokens = new TokensService(db, new TokensRepository(db), clock, config.maxAccessTokenLifetimeDays);
+  const tokens = new TokensService(db, new TokensRepository(db), clock, config.maxAccessTokenLifetimeDays, platform.bus);
   const pageAuth = new PageAuth(sessions, config);
   const internalUsers = new InternalUsers(db, userRows, users);
   const signIn = new SignInService(users, sessions, platform.limiter, config.rateLimits.sign_in);

@@ -98,7 +98,7 @@ export function passwordPages(web: ApiApp, users: UsersService, signIn: SignInSe
     if (checked === 'invalid') return refuse({ current_password: 'is not correct. Enter the password you sign in with now.' });
     if (!constantTimeEqual(password, password_confirmation)) return refuse({ password_confirmation: "doesn't match the new password" });
     try {
-      await users.update(actor.user.id, { password }, actor.credential.kind === 'session' ? actor.credential.id : undefined);
+      await users.update(actor.user.id, { password }, actor.credential.kind === 'session' ? actor.credential.id : undefined, actor);
     } catch (error) {
       if (error instanceof ValidationError) return refuse(fieldErrorsOf(error));
       throw error;

@@ -41,7 +41,11 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       },
       async (request, reply) => {
         const user = await users.get(request.params.user_id);
-        const created = await tokens.create(user.id, kind, request.body, { createdById: requireActor(request).user.id });
+        const actor = requireActor(request);
+        const created = await tokens.create(user.id, kind, request.body, {
+          createdById: actor.user.id,
+          audit: { by: actor, entity: { type: 'User', id: user.id, path: user.username } },
+        });
         return reply.code(201).send(mapToken(created.row, now(), created.token));
       },
     );
@@ -110,8 +114,9 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       config: { policy: { auth: 'required' } },
     },
     async (request, reply) => {
-      const row = await ownTokenOr404(request.params.id, requireActor(request));
-      await tokens.revoke(row);
+      const actor = requireActor(request);
+      const row = await ownTokenOr404(request.params.id, actor);
+      await tokens.revoke(row, { by: actor });
       return reply.code(204).send(null);
     },
   );
@@ -130,9 +135,10 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
       preValidation: emptyBodyAsObject,
     },
     async (request) => {
-      const row = await ownTokenOr404(request.params.id, requireActor(request));
+      const actor = requireActor(request);
+      const row = await ownTokenOr404(request.params.id, actor);
       if (row.revoked === 1) throw new UnauthorizedError();
-      const created = await tokens.rotate(row, request.body?.expires_at);
+      const created = await tokens.rotate(row, request.body?.expires_at, { by: actor });
       return mapToken(created.row, now(), created.token);
     },
   );
@@ -191,7 +197,7 @@ export function personalTokenRoutes(app: ApiApp, { platform, users, tokens }: Id
     },
     async (request, reply) => {
       const row = await impersonationTokenOr404(request.params);
-      await tokens.revoke(row);
+      await tokens.revoke(row, { by: requireActor(request) });
       return reply.code(204).send(null);
     },
   );

@@ -16,8 +16,8 @@ import {
 
 /** What the routes need from the projects module: its ProjectLookup fits. */
 export interface ResourceLookupPort {
-  project(request: FastifyRequest, ref: string, minLevel?: number): Promise<{ project: { id: number }; level: number }>;
-  group(request: FastifyRequest, ref: string, minLevel?: number): Promise<{ group: { id: number }; level: number }>;
+  project(request: FastifyRequest, ref: string, minLevel?: number): Promise<{ project: { id: number; full_path: string }; level: number }>;
+  group(request: FastifyRequest, ref: string, minLevel?: number): Promise<{ group: { id: number; full_path: string }; level: number }>;
 }
 
 export interface ResourceTokenRouteDeps {
@@ -46,7 +46,8 @@ export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, me
       const min = TOKEN_MANAGER_LEVEL[kind];
       const found = kind === 'project' ? await lookup.project(request, ref, min) : await lookup.group(request, ref, min);
       service.checkAvailable(kind);
-      return { kind, id: 'project' in found ? found.project.id : found.group.id, level: found.level };
+      const row = 'project' in found ? found.project : found.group;
+      return { kind, id: row.id, level: found.level, path: row.full_path };
     };
     const policy = { policy: { auth: 'required' as const } };
     // Creation and rotation answer the new token's secret.
@@ -109,7 +110,7 @@ export function resourceTokenRoutes(app: ApiApp, { platform, service, lookup, me
     app.post(`${base}/:token_id/rotate`, { schema: schema.rotate, config: secret, preValidation: emptyBodyAsObject }, async (request) => {
       const resource = await resolve(request, request.params.id);
       const row = await service.get(resource, request.params.token_id);
-      const created = await service.rotate(resource, row, request.body?.expires_at, members);
+      const created = await service.rotate(resource, row, request.body?.expires_at, members, requireActor(request));
       return mapResourceToken(created.row, now(), created.token);
     });
   }

@@ -15,7 +15,15 @@ export interface ResourceRef {
   readonly kind: ResourceKind;
   readonly id: number;
   readonly level: number;
+  /** The project's or group's full path, named by the audit trail. */
+  readonly path?: string;
 }
+
+/** A project's or group's token events are that entity's in the audit trail. */
+const auditOf = (actor: Actor, resource: ResourceRef) => ({
+  by: actor,
+  entity: { type: resource.kind === 'project' ? ('Project' as const) : ('Group' as const), id: resource.id, path: resource.path ?? null },
+});
 
 /** What this service needs from the projects module (its MembersService fits). */
 export interface MembershipPort {
@@ -109,6 +117,7 @@ export class ResourceTokensService {
         createdById: actor.user.id,
         executor: trx,
         resource: { kind: memberKind(resource.kind), id: resource.id, accessLevel },
+        audit: auditOf(actor, resource),
       });
     });
   }
@@ -142,7 +151,7 @@ export class ResourceTokensService {
     await this.checkHolds(resource, row, members);
     // Revoking twice changes nothing; a rotated (revoked) token's bot still serves its successor.
     if (row.revoked === 1) return;
-    await this.tokens.revoke(row);
+    await this.tokens.revoke(row, auditOf(actor, resource));
     await members
       .remove(
         { userId: actor.user.id, level: resource.level },
@@ -157,9 +166,15 @@ export class ResourceTokensService {
       });
   }
 
-  async rotate(resource: ResourceRef, row: TokenRow, expiresAt: string | null | undefined, members: MembershipPort): Promise<CreatedToken> {
+  async rotate(
+    resource: ResourceRef,
+    row: TokenRow,
+    expiresAt: string | null | undefined,
+    members: MembershipPort,
+    actor?: Actor,
+  ): Promise<CreatedToken> {
     await this.checkHolds(resource, row, members);
     if (row.revoked === 1) throw new BadRequestError('400 Bad request - Token already revoked');
-    return this.tokens.rotate(row, expiresAt);
+    return this.tokens.rotate(row, expiresAt, actor ? auditOf(actor, resource) : undefined);
   }
 }

@@ -45,15 +45,17 @@ export class SignInService {
     // A failure keeps the counts the reservation took.
     const user = attempt.login.length > 0 ? await this.users.authenticate(attempt.login.trim(), attempt.password) : null;
     // Bots (project and group token users) have no password anyone knows; never let them in.
-    if (!user || user.bot === 1) return { kind: 'invalid' };
-    if (user.state === 'blocked') return { kind: 'blocked' };
+    if (!user || user.bot === 1 || user.state === 'blocked') {
+      await this.users.recordFailedSignIn(attempt.login.trim(), user, attempt.ip);
+      return { kind: user && user.bot !== 1 ? 'blocked' : 'invalid' };
+    }
 
     // Only failures count: the IP gets its count back, and the login's failures are forgiven.
     await reservation.release();
     if (this.limit) await this.limiter.store.reset(`${LIMIT}:${keys[1]}`);
     await this.sessions.destroy(attempt.previousSession);
     const session = await this.sessions.create(user.id, { ip: attempt.ip, userAgent: attempt.userAgent });
-    await this.users.recordSignIn(user);
+    await this.users.recordSignIn(user, attempt.ip);
     return { kind: 'signed_in', user, session };
   }
 

@@ -84,6 +84,12 @@ export class TokensRepository extends Repository {
     return row?.is_admin === 1;
   }
 
+  /** A user's username, for the audit trail's names. */
+  async username(userId: number): Promise<string | null> {
+    const row = await this.db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst();
+    return row?.username ?? null;
+  }
+
   findById(id: number): Promise<TokenRow | undefined> {
     return this.db.selectFrom('personal_access_tokens').selectAll().where('id', '=', id).executeTakeFirst();
   }

@@ -1,3 +1,5 @@
+import { auditAuthor, sudoDetails, type AuditEntityType } from '../../infra/audit.js';
+import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js';
 import { EpochCache, type Database, type Executor } from '../../infra/db/index.js';
@@ -18,6 +20,29 @@ export interface CreatedToken {
   /** The secret, shown once. */
   token: string;
 }
+
+/**
+ * Who acts on a token, for the audit trail (and, for a project's or group's token, that
+ * entity); without it the token's creator is named, as for tokens made at start-up.
+ */
+export interface TokenAudit {
+  by?: Actor | null;
+  entity?: { type: AuditEntityType; id: number; path: string | null };
+}
+
+/** Each kind's name in audit events (`personal_access_token_created`, …). */
+const AUDIT_NAME: Record<TokenKind, string> = {
+  personal: 'personal_access_token',
+  impersonation: 'impersonation_token',
+  project: 'project_access_token',
+  group: 'group_access_token',
+};
+const AUDIT_TARGET: Record<TokenKind, string> = {
+  personal: 'PersonalAccessToken',
+  impersonation: 'PersonalAccessToken',
+  project: 'ProjectAccessToken',
+  group: 'GroupAccessToken',
+};
 
 const DAY_MS = 86_400_000;
 /** Rotation without `expires_at` gives a week, as the established product does. */
@@ -80,6 +105,7 @@ export class TokensService {
     private readonly clock: Clock,
     /** MAX_ACCESS_TOKEN_LIFETIME_DAYS: no new token lives longer. */
     private readonly maxLifetimeDays: number,
+    private readonly bus: DomainEventBus,
   ) {
     this.resolved = new EpochCache({ db, epochs: ['credentials'], clock, ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX });
   }
@@ -92,7 +118,7 @@ export class TokensService {
    */
   createOwn(actor: Actor, input: CreateTokenInput): Promise<CreatedToken> {
     if (!OWN_CREDENTIALS.has(actor.credential.kind) || actor.user.bot) throw new ForbiddenError('Not permitted to create');
-    return this.create(actor.user.id, 'personal', input, { createdById: actor.user.id });
+    return this.create(actor.user.id, 'personal', input, { createdById: actor.user.id, audit: { by: actor } });
   }
 
   async create(
@@ -107,6 +133,8 @@ export class TokensService {
       previousTokenId?: number;
       /** BASALT_ROOT_TOKEN only: the operator's own secret keeps the expiry it is given (docs/decisions.md). */
       operatorToken?: boolean;
+      /** Who creates it, for the audit trail; `'none'` when the caller records the action itself (rotation). */
+      audit?: TokenAudit | 'none';
     },
   ): Promise<CreatedToken> {
     const now = this.clock.now();
@@ -122,6 +150,10 @@ export class TokensService {
       : this.boundedExpiry(input.expires_at, now, messages);
     if (Object.keys(messages).length > 0) throw new ValidationError(messages);
     const token = options.secret ?? generateToken(TOKEN_PREFIX.personal);
+    // The token and its audit event are written in one transaction (the caller's, or one of its own).
+    if (!options.executor && options.audit !== 'none') {
+      return this.db.transaction().execute((trx) => this.create(userId, kind, input, { ...options, executor: trx, secret: token }));
+    }
     const row = await repo.insert({
       userId,
       name: input.name,
@@ -136,7 +168,52 @@ export class TokensService {
         ? { resourceKind: options.resource.kind, resourceId: options.resource.id, accessLevel: options.resource.accessLevel }
         : {}),
     });
+    if (options.executor && options.audit !== 'none') await this.audited(options.executor, row, 'created', options.audit);
     return { row, token };
+  }
+
+  /**
+   * Publishes `<kind>_<action>` for a token in `executor`'s transaction: its name, scopes and
+   * expiry, never its secret. Names not at hand (the creator's, the owner's) are read in it.
+   */
+  private async audited(executor: Executor, row: TokenRow, action: string, context?: TokenAudit, extra: Record<string, number> = {}) {
+    const repo = this.tokens.on(executor);
+    const by = context?.by;
+    const author = by
+      ? auditAuthor(by)
+      : row.created_by_id !== null
+        ? { authorId: row.created_by_id, authorName: (await repo.username(row.created_by_id)) ?? '' }
+        : auditAuthor(null);
+    const entity = context?.entity ?? {
+      type: 'User' as const,
+      id: row.user_id,
+      path: author.authorId === row.user_id ? author.authorName : await repo.username(row.user_id),
+    };
+    const at = this.clock.now();
+    await this.bus.publish(
+      {
+        type: 'audited',
+        at,
+        entry: {
+          ...author,
+          entityType: entity.type,
+          entityId: entity.id,
+          entityPath: entity.path,
+          targetType: AUDIT_TARGET[row.kind],
+          targetId: row.id,
+          targetDetails: row.name,
+          eventName: `${AUDIT_NAME[row.kind]}_${action}`,
+          details: {
+            scopes: row.scopes.split(' '),
+            expires_at: row.expires_at === null ? null : new Date(row.expires_at).toISOString().slice(0, 10),
+            ...extra,
+            ...sudoDetails(by),
+          },
+          at,
+        },
+      },
+      executor,
+    );
   }
 
   /**
@@ -244,8 +321,11 @@ export class TokensService {
   }
 
   /** Cached lookups end everywhere with the credentials epoch the repository bumps. */
-  async revoke(row: TokenRow): Promise<void> {
-    await this.tokens.revoke(row.id);
+  async revoke(row: TokenRow, audit?: TokenAudit): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await this.tokens.on(trx).revoke(row.id);
+      await this.audited(trx, row, 'revoked', audit);
+    });
   }
 
   /**
@@ -257,11 +337,11 @@ export class TokensService {
   }
 
   /** Revokes the token and issues a new one with the same name, scopes and owner. */
-  async rotate(row: TokenRow, expiresAt: string | null | undefined): Promise<CreatedToken> {
+  async rotate(row: TokenRow, expiresAt: string | null | undefined, audit?: TokenAudit): Promise<CreatedToken> {
     return this.db.transaction().execute(async (trx) => {
       await this.tokens.on(trx).revoke(row.id);
       const defaultExpiry = dateAfter(this.clock.now(), Math.min(ROTATION_DAYS, this.maxLifetimeDays));
-      return this.create(
+      const created = await this.create(
         row.user_id,
         row.kind,
         { name: row.name, scopes: row.scopes.split(' '), expires_at: expiresAt ?? defaultExpiry },
@@ -269,11 +349,15 @@ export class TokensService {
           createdById: row.created_by_id,
           executor: trx,
           previousTokenId: row.id,
+          audit: 'none',
           ...(row.resource_kind && row.resource_id !== null && row.access_level !== null
             ? { resource: { kind: row.resource_kind as 'project' | 'namespace', id: row.resource_id, accessLevel: row.access_level } }
             : {}),
         },
       );
+      // One action, one event: the rotation, naming the new token and the one it replaced.
+      await this.audited(trx, created.row, 'rotated', audit, { previous_token_id: row.id });
+      return created;
     });
   }
 }

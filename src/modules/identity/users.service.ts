@@ -5,7 +5,8 @@ import { isUniqueViolation, type Database, type Executor } from '../../infra/db/
 import { ConflictError, NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
 import { idOf, isNumericRef } from '../../infra/refs.js';
 import { pathProblem } from '../../infra/reserved-names.js';
-import type { ActorUser } from '../../infra/auth/index.js';
+import type { Actor, ActorUser } from '../../infra/auth/index.js';
+import { auditAuthor, sudoDetails, type AuditEntry } from '../../infra/audit.js';
 import type { SessionsService } from './sessions.service.js';
 import type { UsersRepository, UserFilter, UserRow, UserUpdate } from './users.repository.js';
 
@@ -72,7 +73,7 @@ export class UsersService {
    * Only InternalUsers passes `internal`, to create an internal user under its reserved name
    * (an option apart from the input, which routes fill from request bodies).
    */
-  async create(input: CreateUserInput, executor?: Executor, options: { internal?: boolean } = {}): Promise<UserRow> {
+  async create(input: CreateUserInput, executor?: Executor, options: { internal?: boolean; by?: Actor | null } = {}): Promise<UserRow> {
     const messages: ValidationMessages = {};
     const usernameProblem = pathProblem(input.username, true, options.internal === true);
     if (usernameProblem) messages.username = [usernameProblem];
@@ -98,6 +99,11 @@ export class UsersService {
         now,
       });
       await this.bus.publish({ type: 'user_created', userId: user.id, username: user.username, name: user.name, at: now }, trx);
+      // Bots are audited through the token they serve; internal users are the server's own.
+      if (!input.bot && !options.internal) {
+        const details = { admin: user.is_admin === 1, ...sudoDetails(options.by) };
+        await this.audit(trx, options.by, user, 'user_created', now, details);
+      }
       return user;
     };
     try {
@@ -118,7 +124,7 @@ export class UsersService {
    * changed: whoever held a session through the old password loses it. `actingSessionId` is the
    * session making the change, which survives when it is the user's own.
    */
-  async update(id: number, input: UpdateUserInput, actingSessionId?: number): Promise<UserRow> {
+  async update(id: number, input: UpdateUserInput, actingSessionId?: number, by?: Actor | null): Promise<UserRow> {
     const messages: ValidationMessages = {};
     checkProfile(input, messages);
     if (Object.keys(messages).length > 0) throw new ValidationError(messages);
@@ -130,10 +136,17 @@ export class UsersService {
     if (input.public_email !== undefined) changes.public_email = input.public_email;
     if (input.admin !== undefined) changes.is_admin = input.admin ? 1 : 0;
     if (input.password !== undefined) changes.password_hash = await hashPassword(input.password);
-    const endSessions =
-      input.password !== undefined ? (trx: Executor) => this.sessions.endOtherSessions(trx, id, actingSessionId) : undefined;
+    const now = changes.updated_at as number;
+    // A new password ends other sessions; it and a change of the admin flag are audited.
+    const also = async (trx: Executor, row: UserRow) => {
+      if (input.password !== undefined) await this.sessions.endOtherSessions(trx, id, actingSessionId);
+      if (input.admin !== undefined) {
+        await this.audit(trx, by, row, input.admin ? 'user_admin_granted' : 'user_admin_revoked', now, sudoDetails(by));
+      }
+      if (input.password !== undefined) await this.audit(trx, by, row, 'user_password_changed', now, sudoDetails(by));
+    };
     try {
-      const row = await this.updateRow(id, changes, endSessions);
+      const row = await this.updateRow(id, changes, also);
       if (!row) throw new NotFoundError('User');
       return row;
     } catch (error) {
@@ -146,10 +159,12 @@ export class UsersService {
    * A block is announced in its transaction: other modules end what the user's consent still
    * grants. Blocking a blocked user announces it again, which finds nothing left to end.
    */
-  async setState(id: number, state: 'active' | 'blocked'): Promise<UserRow> {
+  async setState(id: number, state: 'active' | 'blocked', by?: Actor | null): Promise<UserRow> {
     const now = this.clock.now();
-    const announce =
-      state === 'blocked' ? (trx: Executor) => this.bus.publish({ type: 'user_blocked', userId: id, at: now }, trx) : undefined;
+    const announce = async (trx: Executor, row: UserRow) => {
+      if (state === 'blocked') await this.bus.publish({ type: 'user_blocked', userId: id, at: now }, trx);
+      await this.audit(trx, by, row, state === 'blocked' ? 'user_blocked' : 'user_unblocked', now, sudoDetails(by));
+    };
     const row = await this.updateRow(id, { state, updated_at: now }, announce);
     if (!row) throw new NotFoundError('User');
     return row;
@@ -166,10 +181,14 @@ export class UsersService {
    * lookups carry both and must not outlive a block or a demotion in any process. The
    * cached own row (`getOwn`) is dropped once the change is written.
    */
-  private async updateRow(id: number, changes: UserUpdate, also?: (trx: Executor) => Promise<void>): Promise<UserRow | undefined> {
+  private async updateRow(
+    id: number,
+    changes: UserUpdate,
+    also?: (trx: Executor, row: UserRow) => Promise<void>,
+  ): Promise<UserRow | undefined> {
     const row = await this.db.transaction().execute(async (trx) => {
       const updated = await this.users.on(trx).update(id, changes);
-      if (updated && also) await also(trx);
+      if (updated && also) await also(trx, updated);
       return updated;
     });
     this.ownRows.delete(id);
@@ -226,11 +245,66 @@ export class UsersService {
     return ok && user ? user : null;
   }
 
-  async recordSignIn(user: UserRow): Promise<void> {
-    await this.updateRow(user.id, { last_sign_in_at: user.current_sign_in_at, current_sign_in_at: this.clock.now() });
+  /** Publishes a change to `user` for the audit trail (author `system` when no one acted: start-up, the command line). */
+  private audit(
+    trx: Executor,
+    by: Actor | null | undefined,
+    user: UserRow,
+    eventName: string,
+    at: number,
+    details: AuditEntry['details'],
+  ): Promise<void> {
+    const author = by ? auditAuthor(by) : { authorId: -1, authorName: 'system' };
+    const entry: AuditEntry = {
+      ...author,
+      entityType: 'User',
+      entityId: user.id,
+      entityPath: user.username,
+      targetType: 'User',
+      targetId: user.id,
+      targetDetails: user.username,
+      eventName,
+      details,
+      at,
+    };
+    return this.bus.publish({ type: 'audited', at, entry }, trx);
+  }
+
+  /** Stamps a sign-in, and records it in the audit trail in the same transaction. */
+  async recordSignIn(user: UserRow, ip: string | null = null): Promise<void> {
+    const now = this.clock.now();
+    await this.updateRow(user.id, { last_sign_in_at: user.current_sign_in_at, current_sign_in_at: now }, (trx) =>
+      this.bus.publish({ type: 'audited', at: now, entry: signInEntry(user, user.username, 'user_signed_in', ip, now) }, trx),
+    );
+  }
+
+  /**
+   * A refused password (or a blocked or bot account) in the audit trail: the account when the
+   * login names one, else the login as given (cut to 255 characters), with author id -1.
+   */
+  async recordFailedSignIn(login: string, user: UserRow | null, ip: string | null): Promise<void> {
+    const now = this.clock.now();
+    const account = user ?? (login === '' ? null : ((await this.users.findByLogin(login)) ?? null));
+    const entry = signInEntry(account, login.slice(0, 255), 'user_sign_in_failed', ip, now);
+    await this.db.transaction().execute((trx) => this.bus.publish({ type: 'audited', at: now, entry }, trx));
   }
 
   countUsers(): Promise<number> {
     return this.users.count();
   }
+}
+
+/** A sign-in's audit entry: about the account (id -1 when the login names none). */
+function signInEntry(user: UserRow | null, name: string, eventName: string, ip: string | null, at: number): AuditEntry {
+  return {
+    authorId: user?.id ?? -1,
+    authorName: user?.username ?? name,
+    entityType: 'User',
+    entityId: user?.id ?? -1,
+    entityPath: user?.username ?? name,
+    eventName,
+    details: { with: 'password' },
+    ipAddress: ip,
+    at,
+  };
 }

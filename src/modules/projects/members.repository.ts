@@ -157,6 +157,25 @@ export class MembersRepository extends Repository {
     await this.db.deleteFrom('members').where('source_kind', '=', kind).where('source_id', '=', sourceId).execute();
   }
 
+  /**
+   * The names the audit trail copies in: the project's or group's full path, the member's
+   * username and whether they are a bot, and the author's username.
+   */
+  async auditNames(kind: SourceKind, sourceId: number, userId: number, authorId: number) {
+    const source =
+      kind === 'project'
+        ? await this.db.selectFrom('projects').select('full_path').where('id', '=', sourceId).executeTakeFirst()
+        : await this.db.selectFrom('namespaces').select('full_path').where('id', '=', sourceId).executeTakeFirst();
+    const people = await this.db.selectFrom('users').select(['id', 'username', 'bot']).where('id', 'in', [userId, authorId]).execute();
+    const member = people.find((p) => p.id === userId);
+    return {
+      path: source?.full_path ?? null,
+      member: member?.username ?? null,
+      memberIsBot: member?.bot === 1,
+      author: people.find((p) => p.id === authorId)?.username ?? '',
+    };
+  }
+
   async isBot(userId: number): Promise<boolean> {
     const row = await this.db.selectFrom('users').select('bot').where('id', '=', userId).executeTakeFirst();
     return row?.bot === 1;

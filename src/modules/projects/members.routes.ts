@@ -150,6 +150,7 @@ export function membersRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
           source.level,
           request.body.access_level,
           request.body.expires_at,
+          requireActor(request),
         );
         return present(member, await users.findById(member.user_id));
       },

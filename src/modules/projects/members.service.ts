@@ -1,4 +1,5 @@
 import type { Actor } from '../../infra/auth/index.js';
+import { sudoDetails, type AuditEntry } from '../../infra/audit.js';
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
@@ -35,6 +36,8 @@ export interface MemberActor {
 }
 
 const LAST_OWNER = '400 Bad request - A group must have at least one owner';
+const LEVEL_NAMES: Record<number, string> = { 10: 'Guest', 20: 'Reporter', 30: 'Developer', 40: 'Maintainer', 50: 'Owner' };
+const levelName = (level: number) => LEVEL_NAMES[level] ?? String(level);
 
 /** Memberships of groups (`namespace`) and projects, with the events they produce. */
 export class MembersService {
@@ -90,6 +93,14 @@ export class MembersService {
     const expiresAt = parseExpiry(input.expires_at, now);
     const run = async (trx: Executor) => {
       const row = await this.members.on(trx).insert(kind, sourceId, input.user_id, input.access_level, actor.user.id, expiresAt, now);
+      // A token's bot joins with its token, whose creation is the audited action.
+      if (!executor) {
+        await this.audit(trx, actor.user.id, kind, sourceId, input.user_id, 'member_created', now, {
+          add: 'user_access',
+          as: levelName(input.access_level),
+          ...sudoDetails(actor),
+        });
+      }
       await this.bus.publish(
         {
           type: 'member_joined',
@@ -124,6 +135,7 @@ export class MembersService {
     actorLevel: number,
     accessLevel: number,
     expiresAt?: string | null,
+    actor?: Actor,
   ): Promise<MemberRow> {
     checkGrantable(accessLevel, actorLevel);
     const now = this.clock.now();
@@ -132,7 +144,46 @@ export class MembersService {
     // Nor does anyone change someone who holds more (up or down).
     if (row.access_level > actorLevel) throw new ForbiddenError();
     if (accessLevel < AccessLevel.OWNER && (await this.isLastOwner(row))) throw new BadRequestError(LAST_OWNER);
-    return this.members.updateLevel(row.id, accessLevel, expiry, now);
+    return this.db.transaction().execute(async (trx) => {
+      const updated = await this.members.on(trx).updateLevel(row.id, accessLevel, expiry, now);
+      await this.audit(trx, actor?.user.id ?? -1, kind, sourceId, userId, 'member_updated', now, {
+        change: 'access_level',
+        from: levelName(row.access_level),
+        to: levelName(accessLevel),
+        ...sudoDetails(actor),
+      });
+      return updated;
+    });
+  }
+
+  /** Publishes a membership change for the audit trail, about the project or group, naming the member. */
+  private async audit(
+    trx: Executor,
+    authorId: number,
+    kind: SourceKind,
+    sourceId: number,
+    userId: number,
+    eventName: string,
+    at: number,
+    details: AuditEntry['details'],
+  ): Promise<void> {
+    const names = await this.members.on(trx).auditNames(kind, sourceId, userId, authorId);
+    // A token's bot leaves with its token, whose revocation is the audited action.
+    if (names.memberIsBot && eventName === 'member_destroyed') return;
+    const entry: AuditEntry = {
+      authorId,
+      authorName: authorId === -1 ? 'system' : names.author,
+      entityType: kind === 'project' ? 'Project' : 'Group',
+      entityId: sourceId,
+      entityPath: names.path,
+      targetType: 'User',
+      targetId: userId,
+      targetDetails: names.member,
+      eventName,
+      details,
+      at,
+    };
+    await this.bus.publish({ type: 'audited', at, entry }, trx);
   }
 
   /** Anyone may leave; removing someone else needs at least the level they hold. */
@@ -143,6 +194,7 @@ export class MembersService {
     const now = this.clock.now();
     await this.db.transaction().execute(async (trx) => {
       await this.members.on(trx).delete(row.id);
+      await this.audit(trx, actor.userId, kind, sourceId, userId, 'member_destroyed', now, { remove: 'user_access' });
       await this.bus.publish(
         { type: 'member_left', projectId: projectIdForEvents, namespaceId: kind === 'namespace' ? sourceId : null, userId, at: now },
         trx,

@@ -14,6 +14,7 @@ import { outboxMigration } from './0013_outbox.js';
 import { webhooksMigration } from './0014_webhooks.js';
 import { alertActivityMigration } from './0015_alert_activity.js';
 import { errorPagesMigration } from './0016_error_pages.js';
+import { auditEventsMigration } from './0017_audit_events.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -21,7 +22,8 @@ import type { MigrationFactory } from './helpers.js';
  * area so work on different areas never collides: 0001 core, 0002 auth, 0003 oauth,
  * 0004 alerts, 0005 error tracking, 0006 notifications and events, 0007 git, 0008 cache epochs;
  * later changes take the next free number (0009 OAuth token ids, 0010 error event ids,
- * 0011 error fingerprint keys, 0012 the projects' activity index, 0013 the outbox, 0014 webhooks).
+ * 0011 error fingerprint keys, 0012 the projects' activity index, 0013 the outbox, 0014 webhooks, 0015 alert activity,
+ * 0016 the error list pages' indexes, 0017 audit events).
  * A shipped migration is never edited; a change is a new file.
  */
 export const migrations: Record<string, MigrationFactory> = {
@@ -41,4 +43,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0014_webhooks': webhooksMigration,
   '0015_alert_activity': alertActivityMigration,
   '0016_error_pages': errorPagesMigration,
+  '0017_audit_events': auditEventsMigration,
 };

@@ -1,0 +1,70 @@
+import type { AuditEntry } from '../../infra/audit.js';
+import type { DomainEvent } from '../../infra/bus.js';
+import type { Clock } from '../../infra/clock.js';
+import type { Executor } from '../../infra/db/index.js';
+import type { DomainMetrics } from '../../infra/domain-metrics.js';
+import { NotFoundError } from '../../infra/errors/index.js';
+import type { Page } from '../../infra/http/index.js';
+import type { AuditEventRow, AuditFilter, AuditRepository } from './audit.repository.js';
+
+const DAY_MS = 86_400_000;
+const RETENTION_BATCH = 1000;
+
+/** The events one list may show: every one (administrators) or one group's or project's. */
+export type AuditScope = { kind: 'instance' } | { kind: 'Group' | 'Project'; id: number };
+
+/**
+ * The audit trail. Services publish `audited` on the bus inside the transaction of their
+ * change; `record` writes the row with that transaction's executor, so the event exists
+ * exactly when the change does. Reading narrows each list to its scope before any filter.
+ */
+export class AuditService {
+  constructor(
+    private readonly events: AuditRepository,
+    private readonly clock: Clock,
+    private readonly metrics: DomainMetrics,
+    private readonly retentionDays: number,
+  ) {}
+
+  /** The bus subscriber: writes `audited` events with the publisher's executor. */
+  handle = async (event: DomainEvent, executor: Executor): Promise<void> => {
+    if (event.type !== 'audited') return;
+    await this.record(event.entry, executor);
+  };
+
+  async record(entry: AuditEntry, executor: Executor): Promise<void> {
+    await this.events.on(executor).insert(entry);
+    // Counted when written; a rolled-back transaction counts an event that is not kept (rare).
+    this.metrics.increment('basalt_audit_events_written_total', { entity_type: entry.entityType });
+  }
+
+  list(scope: AuditScope, filter: AuditFilter, page: Page): Promise<{ rows: AuditEventRow[]; total: number }> {
+    return this.events.list(this.narrow(scope, filter), page.limit, page.offset);
+  }
+
+  /** One event of the scope; 404 for one outside it, as for one that does not exist. */
+  async get(scope: AuditScope, id: number): Promise<AuditEventRow> {
+    const row = await this.events.findById(id);
+    if (!row || (scope.kind !== 'instance' && (row.entity_type !== scope.kind || row.entity_id !== scope.id))) {
+      throw new NotFoundError('Audit Event');
+    }
+    return row;
+  }
+
+  /** Deletes events older than the retention period, in batches; how many went. */
+  async applyRetention(heartbeat: () => Promise<void>): Promise<number> {
+    const cutoff = this.clock.now() - this.retentionDays * DAY_MS;
+    let total = 0;
+    for (;;) {
+      const deleted = await this.events.deleteOlderThan(cutoff, RETENTION_BATCH);
+      total += deleted;
+      await heartbeat();
+      if (deleted < RETENTION_BATCH) return total;
+    }
+  }
+
+  private narrow(scope: AuditScope, filter: AuditFilter): AuditFilter {
+    if (scope.kind === 'instance') return filter;
+    return { createdAfter: filter.createdAfter, createdBefore: filter.createdBefore, entityType: scope.kind, entityId: scope.id };
+  }
+}
