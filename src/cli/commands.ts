@@ -1,6 +1,8 @@
 import { tokenCreateCommand } from './admin-token.command.js';
 import { adminUserCommands } from './admin-user.command.js';
+import { backupCommands } from './backup.command.js';
 import type { CliCommand } from './command.js';
+import { dbCopyCommand } from './db-copy.command.js';
 import { doctorCommand } from './doctor.command.js';
 import { migrateCommand } from './migrate.command.js';
 import { serveCommand } from './serve.command.js';
@@ -15,4 +17,6 @@ export const commands: readonly CliCommand[] = [
   ...adminUserCommands,
   tokenCreateCommand,
   doctorCommand,
+  ...backupCommands,
+  dbCopyCommand,
 ];
