@@ -159,7 +159,8 @@ export const doctorCommand: CliCommand = {
       await checkDatabase(config),
       checkExternalUrl(config, ctx.env),
       checkSecrets(config, ctx.env),
-      await checkService('smtp', 'SMTP_URL', ctx.env.SMTP_URL, { 'smtp:': 25, 'smtps:': 465 }),
+      // The ports nodemailer uses when SMTP_URL names none (submission with STARTTLS, or TLS).
+      await checkService('smtp', 'SMTP_URL', config.mail?.smtpUrl, { 'smtp:': 587, 'smtps:': 465 }),
       await checkService('redis', 'REDIS_URL', config.redisUrl ?? undefined, { 'redis:': 6379, 'rediss:': 6379 }),
     ];
     const width = Math.max(...checks.map((c) => c.name.length));
