@@ -91,9 +91,14 @@ export class Mailer {
       return { ok: true };
     } catch (error) {
       const failure = error as Error & { responseCode?: number; code?: string };
-      // 5xx answers (unknown mailbox, refused content) will not change on a retry; 4xx and
-      // connection failures (server down, timeouts) will.
-      const permanent = typeof failure.responseCode === 'number' && failure.responseCode >= 500 && failure.responseCode < 600;
+      // A 5xx answer to this message (unknown mailbox, refused content) will not change on a
+      // retry; everything else will: 4xx, connection failures, and refused credentials (the
+      // operator fixes SMTP_URL, and the queued mail goes out then).
+      const permanent =
+        (failure.code === 'EENVELOPE' || failure.code === 'EMESSAGE') &&
+        typeof failure.responseCode === 'number' &&
+        failure.responseCode >= 500 &&
+        failure.responseCode < 600;
       this.log.warn({ outbox: item.id, code: failure.code, responseCode: failure.responseCode }, 'mail not delivered');
       return { ok: false, error: failure.message ?? String(error), permanent };
     }
