@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app.js';
 import { chromiumSkip, launchChromium, listeningApp, shootAtWidths } from '../helpers/chromium.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { runGit } from '../helpers/git.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const shoot = (page: Page, name: string, wide: string[]) => shootAtWidths(page, 'webhooks', name, wide);
@@ -58,5 +62,35 @@ describe('Settings > Webhooks in Chromium', { skip: chromiumSkip }, () => {
     assert.match((await page.textContent('#request-headers')) ?? '', /Push Hook/);
     await shoot(page, 'hook-log', wide);
     assert.deepEqual(wide, []);
+  });
+
+  it('a push with the git client sends a Push Hook naming the commit and the file it added', async () => {
+    const project = await createProject(t.app, owner);
+    await t.app.platform.jobs.drain();
+    const hook = await t.api('POST', `/projects/${project.id}/hooks`, { token: owner.token, body: { url: `${receiver.url}/git` } });
+    assert.equal(hook.statusCode, 201, hook.body);
+    const work = mkdtempSync(path.join(os.tmpdir(), 'basalt-hook-push-'));
+    try {
+      await runGit(['init', '--quiet', '--initial-branch=main', work]);
+      writeFileSync(path.join(work, 'README.md'), '# hooked\n');
+      await runGit(['add', 'README.md'], { cwd: work });
+      await runGit(['commit', '--quiet', '-m', 'Add the readme'], { cwd: work });
+      const remote = `${base.replace('://', `://oauth2:${owner.token}@`)}/${project.full_path}.git`;
+      await runGit(['push', '--quiet', remote, 'HEAD:main'], { cwd: work, env: { HOME: work } });
+      const head = await runGit(['rev-parse', 'HEAD'], { cwd: work });
+      receiver.take();
+      await t.app.platform.outbox.drain();
+      const [push] = receiver.take('Push Hook');
+      assert.ok(push, 'the push reached the receiver');
+      assert.equal(push.body.after, head);
+      assert.equal(push.body.ref, 'refs/heads/main');
+      const commits = push.body.commits as { id: string; title: string; added: string[] }[];
+      assert.deepEqual(
+        commits.map((c) => [c.id, c.title, c.added]),
+        [[head, 'Add the readme', ['README.md']]],
+      );
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
