@@ -25,7 +25,8 @@ export class ArchiveWriter {
   private readonly gzip: Gzip;
   private readonly output: WriteStream;
   private readonly done: Promise<void>;
-  private readonly temp: string;
+  /** The name written until `finish` renames it. */
+  readonly temp: string;
   readonly files: Record<string, ArchivedFile> = {};
   bytes = 0;
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -179,6 +179,15 @@ export async function createBackup(config: Config, file: string, version: string
   if (!existsSync(path.dirname(target))) throw new CliError(`the directory ${path.dirname(target)} does not exist`);
   const scratch = await mkdtemp(path.join(path.dirname(target), '.basalt-backup-'));
   const writer = new ArchiveWriter(target);
+  // Interrupted (Ctrl-C, a stopping service manager): the partial archive and scratch files go too.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    rmSync(writer.temp, { force: true });
+    rmSync(scratch, { recursive: true, force: true });
+    process.stderr.write(`basalt: backup interrupted by ${signal}; nothing was written to ${target}\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     let database: Manifest['database'];
     const started = Date.now();
@@ -234,6 +243,8 @@ export async function createBackup(config: Config, file: string, version: string
     await writer.abort();
     throw error;
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await rm(scratch, { recursive: true, force: true });
   }
 }

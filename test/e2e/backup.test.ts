@@ -369,6 +369,24 @@ describe('basalt backup and db copy', () => {
           const alerts = (expected[`/projects/${s.projectId}/alert_management/alerts?per_page=20`] as { iid: number }[]).map((a) => a.iid);
           const next = await notify(server.url, s, 'after copy');
           assert.ok(next.iid > Math.max(...alerts), `a fresh iid (${next.iid})`);
+
+          // A backup of the PostgreSQL instance while it runs (one REPEATABLE READ export) restores into SQLite.
+          const pgAnswers = await answers(server.url, s);
+          const pgArchive = path.join(scratch, 'postgres.tar.gz');
+          const created = await basalt(['backup', 'create', pgArchive], instanceEnv(sourceDir, { DATABASE_URL: url }));
+          assert.equal(created.code, 0, created.stderr);
+          assert.match(created.stderr, /one REPEATABLE READ snapshot/);
+          const sqliteDir = path.join(scratch, 'from-postgres');
+          const restored = await basalt(['backup', 'restore', pgArchive], instanceEnv(sqliteDir));
+          assert.equal(restored.code, 0, restored.stderr);
+          assert.match(restored.stderr, /restoring postgres data into sqlite/);
+          await server.stop();
+          const onSqlite = await startServer(instanceEnv(sqliteDir));
+          try {
+            assert.deepEqual(await answers(onSqlite.url, s), pgAnswers);
+          } finally {
+            await onSqlite.stop();
+          }
         } finally {
           await server.stop();
         }
