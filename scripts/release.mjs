@@ -1,5 +1,5 @@
-// `npm run release`: builds dist/ and packs what a production install needs into
-// release/basalt-<version>.tgz (or --out DIR): dist/, package.json, package-lock.json, README.md,
+// `npm run release [-- --out DIR] [--if-stale]`: builds dist/ and packs what a production install
+// needs into release/basalt-<version>.tgz (or DIR): dist/, package.json, package-lock.json, README.md,
 // CHANGELOG.md, docs/ and scripts/build.mjs (which `npm start` calls, and which does nothing
 // without src/). It installs with `npm ci --omit=dev` and runs with `npx basalt serve`
 // (docs/operations.md "Installing a release").
@@ -22,8 +22,10 @@ function run(command, args, options = {}) {
   }
 }
 
-// Always a full build: a release never ships a dist/ older than its sources.
-run(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { cwd: root });
+// A full build, so a release never ships a dist/ older than its sources; --if-stale (tests, which
+// have just built) keeps a dist/ newer than every source.
+const buildArgs = process.argv.includes('--if-stale') ? ['--if-stale'] : [];
+run(process.execPath, [path.join(root, 'scripts', 'build.mjs'), ...buildArgs], { cwd: root });
 
 const name = `basalt-${version}`;
 const staging = mkdtempSync(path.join(os.tmpdir(), 'basalt-release-'));
