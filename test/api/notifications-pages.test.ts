@@ -75,6 +75,58 @@ describe('notification settings page and project activity page', () => {
     assert.equal(refused.statusCode, 404);
   });
 
+  it('Custom shows its events (new_epic for groups and global, approver for projects and global), saved with the level; without SMTP the page says no mail is sent', async () => {
+    const group = await createGroup(t.app, alice);
+    const project = await createProject(t.app, alice, { namespaceId: group.id });
+    const browser = new TestBrowser(t.app);
+    await browser.signIn(alice.user.username, 'password-123');
+    const page = await browser.request('GET', '/-/profile/notifications');
+    assert.match(page.body, /id="mail-disabled"[^>]*>[^<]*SMTP_URL is unset/);
+    const rowOf = (html: string, id: string) => html.slice(html.indexOf(`id="${id}"`), html.indexOf('</tr>', html.indexOf(`id="${id}"`)));
+    const projectRow = rowOf(page.body, `projects-${project.id}`);
+    const groupRow = rowOf(page.body, `groups-${group.id}`);
+    assert.match(projectRow, /name="approver"/);
+    assert.doesNotMatch(projectRow, /name="new_epic"/);
+    assert.match(groupRow, /name="new_epic"/);
+    assert.doesNotMatch(groupRow, /name="approver"/);
+    assert.match(page.body, /id="events-global-new_epic"/);
+    assert.match(page.body, /id="events-global-approver"/);
+    assert.match(projectRow, /<label for="events-projects-\d+-new_note">New note<\/label>/);
+    assert.doesNotMatch(projectRow, /<details class="custom-events" open/);
+
+    const token = TestBrowser.csrfOf(page.body);
+    const saved = await browser.request('POST', `/-/profile/notifications/projects/${project.id}`, {
+      form: { level: 'custom', custom_events: '1', new_note: 'true', close_issue: 'true', authenticity_token: token },
+    });
+    assert.equal(saved.statusCode, 303);
+    const api = (await t.api('GET', `/projects/${project.id}/notification_settings`, { token: alice.token })).json();
+    assert.equal(api.level, 'custom');
+    assert.equal(api.events.new_note, true);
+    assert.equal(api.events.close_issue, true);
+    assert.equal(api.events.new_issue, false, 'an unticked box is saved as off');
+    const again = rowOf((await browser.request('GET', '/-/profile/notifications')).body, `projects-${project.id}`);
+    assert.match(again, /<details class="custom-events" open/);
+    assert.match(again, /id="events-projects-\d+-new_note" type="checkbox" name="new_note" value="true" checked/);
+    assert.doesNotMatch(again, /name="new_issue" value="true" checked/);
+  });
+
+  it('an administrator sees the groups and projects they belong to, not every project', async () => {
+    const admin = await createUser(t.app, { admin: true });
+    const group = await createGroup(t.app, admin);
+    const mine = await createProject(t.app, admin, { namespaceId: group.id });
+    const owner = await createUser(t.app);
+    const joined = await createProject(t.app, owner);
+    await addMember(t.app, 'project', joined.id, admin, 40);
+    const foreign = await createProject(t.app, owner);
+    const browser = new TestBrowser(t.app);
+    await browser.signIn(admin.user.username, 'password-123');
+    const page = await browser.request('GET', '/-/profile/notifications');
+    assert.match(page.body, new RegExp(`id="groups-${group.id}"`));
+    assert.match(page.body, new RegExp(`id="projects-${mine.id}"`));
+    assert.match(page.body, new RegExp(`id="projects-${joined.id}"`));
+    assert.doesNotMatch(page.body, new RegExp(`id="projects-${foreign.id}"`));
+  });
+
   it('the activity page lists a project events; private projects need access', async () => {
     const project = await createProject(t.app, alice, { visibility: 'public' });
     await t.api('POST', `/projects/${project.id}/issues`, { token: alice.token, body: { title: 'Printer on fire' } });

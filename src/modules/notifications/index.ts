@@ -50,6 +50,6 @@ export function createNotificationsModule(platform: Platform, deps: Notification
     mailer,
     routes: (app) => notificationsRoutes(app, { service, users: identity.users, lookup: projects.lookup }),
     rootRoutes: (app) => unsubscribeRoutes(app, { service, projects, secretKeyBase: platform.config.secretKeyBase }),
-    pages: (web) => notificationsPages(web, { service, identity, projects }),
+    pages: (web) => notificationsPages(web, { service, identity, projects, mailEnabled: platform.mail.enabled }),
   };
 }

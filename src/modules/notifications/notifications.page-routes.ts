@@ -6,7 +6,7 @@ import type { ApiApp } from '../../infra/http/index.js';
 import { fieldErrorsOf, sendPage, type FieldErrors } from '../../web/index.js';
 import type { IdentityModule } from '../identity/index.js';
 import type { NamespaceRow, ProjectRow, ProjectsModule } from '../projects/index.js';
-import { isLevel, type Level } from './notifications.levels.js';
+import { ALL_EVENTS, isLevel, type Level, type NotificationEvent } from './notifications.levels.js';
 import { notificationsPage, type SourceEntry } from './notifications.pages.js';
 import type { NotificationsService, SettingInput } from './notifications.service.js';
 
@@ -15,6 +15,8 @@ const LIST_MAX = 100;
 
 interface PageDeps {
   service: NotificationsService;
+  /** Whether SMTP is configured (the page says when it is not). */
+  mailEnabled: boolean;
   identity: IdentityModule;
   projects: ProjectsModule;
 }
@@ -23,14 +25,24 @@ const SettingForm = Type.Object({
   authenticity_token: Type.Optional(Type.String({ maxLength: 256 })),
   level: Type.Optional(Type.String({ maxLength: 64 })),
   notification_email: Type.Optional(Type.String({ maxLength: 255 })),
+  // The Custom events' checkboxes came with the form: an unticked one is saved as off.
+  custom_events: Type.Optional(Type.String({ maxLength: 8 })),
+  ...Object.fromEntries(ALL_EVENTS.map((event) => [event, Type.Optional(Type.String({ maxLength: 8 }))])),
 });
 // Any kind and id reach the handler, which answers 404 for what it does not know (as before the page layer).
 const SourceParams = Type.Object({ kind: Type.String({ maxLength: 32 }), id: Type.String({ maxLength: 32 }) });
 
-function formOf(body: unknown): SettingInput {
+/** The form as the service takes it; `events`: the Custom events the form showed (its kind's). */
+function formOf(body: unknown, events: readonly NotificationEvent[] = []): SettingInput {
   if (!body || typeof body !== 'object') return {};
-  const { level, notification_email } = body as Record<string, unknown>;
-  return { ...(level !== undefined ? { level } : {}), ...(notification_email !== undefined ? { notification_email } : {}) };
+  const fields = body as Record<string, unknown>;
+  const { level, notification_email } = fields;
+  const input: SettingInput = {
+    ...(level !== undefined ? { level } : {}),
+    ...(notification_email !== undefined ? { notification_email } : {}),
+  };
+  if (fields.custom_events !== undefined) for (const event of events) input[event] = fields[event] === 'true';
+  return input;
 }
 
 /** A service refusal as the page shows it: beside the global form's field, or above the forms. */
@@ -43,7 +55,7 @@ function errorsOf(error: AppError): FieldErrors {
  * The notification settings page (`/-/profile/notifications`) and its forms, on the page
  * layer: the global level and email, and a level per group and project the user belongs to.
  */
-export function notificationsPages(web: ApiApp, { service, identity, projects }: PageDeps): void {
+export function notificationsPages(web: ApiApp, { service, identity, projects, mailEnabled }: PageDeps): void {
   const { users } = identity;
 
   async function entries(actor: Actor, userId: number): Promise<{ groups: SourceEntry[]; projects: SourceEntry[] }> {
@@ -52,7 +64,14 @@ export function notificationsPages(web: ApiApp, { service, identity, projects }:
       const row = saved.find((s) => s.source_kind === kind && s.source_id === id);
       return row && isLevel(row.level) ? row.level : 'global';
     };
-    const scope = await projects.access.projectScope(actor);
+    // The groups and projects the user belongs to: for an administrator too, who may see every
+    // project but is listed only what they are a member of (an unrestricted scope named none).
+    const member: Actor = actor.user.isAdmin ? { ...actor, user: { ...actor.user, isAdmin: false } } : actor;
+    const scope = await projects.access.projectScope(member);
+    const eventsOf = (kind: 'namespace' | 'project', id: number) => {
+      const row = saved.find((s) => s.source_kind === kind && s.source_id === id);
+      return service.eventsOf(kind).map((name) => ({ name, on: service.eventOn(row, name) }));
+    };
     // A saved setting outlives the membership that let the user see its source: list it only while
     // the source is still visible (the page would otherwise name a private project or group).
     const { access } = projects;
@@ -63,10 +82,10 @@ export function notificationsPages(web: ApiApp, { service, identity, projects }:
     for (const id of groupIds.slice(0, LIST_MAX)) {
       const group = await projects.groups.findById(id);
       if (group?.kind === 'group' && (scope.namespaceIds.includes(id) || (await seesGroup(group))))
-        groups.push({ kind: 'groups', id, name: group.full_path, level: levelOf('namespace', id) });
+        groups.push({ kind: 'groups', id, name: group.full_path, level: levelOf('namespace', id), events: eventsOf('namespace', id) });
     }
     const inGroups = scope.namespaceIds.length
-      ? (await projects.projects.list(actor, { namespaceIds: [...scope.namespaceIds], orderBy: 'path', sort: 'asc' }, LIST_MAX, 0)).rows
+      ? (await projects.projects.list(member, { namespaceIds: [...scope.namespaceIds], orderBy: 'path', sort: 'asc' }, LIST_MAX, 0)).rows
       : [];
     const projectIds = [
       ...new Set([
@@ -81,7 +100,7 @@ export function notificationsPages(web: ApiApp, { service, identity, projects }:
       const project = listed ?? (await projects.projects.findById(id));
       // Projects of the list query and of the user's memberships are visible already; the others are checked.
       if (project && (listed || scope.projectIds.includes(id) || (await seesProject(project))))
-        list.push({ kind: 'projects', id, name: project.full_path, level: levelOf('project', id) });
+        list.push({ kind: 'projects', id, name: project.full_path, level: levelOf('project', id), events: eventsOf('project', id) });
     }
     return { groups: groups.sort((a, b) => a.name.localeCompare(b.name)), projects: list.sort((a, b) => a.name.localeCompare(b.name)) };
   }
@@ -95,6 +114,11 @@ export function notificationsPages(web: ApiApp, { service, identity, projects }:
     return notificationsPage({
       page: request.page,
       level: typeof typedLevel === 'string' && isLevel(typedLevel) ? typedLevel : global.level,
+      events: service.eventsOf('global').map((name) => ({
+        name,
+        on: typeof input?.[name] === 'boolean' ? input[name] : (global.events[name] ?? service.eventOn(undefined, name)),
+      })),
+      mailEnabled,
       email: typeof typedEmail === 'string' ? typedEmail : global.notification_email,
       primaryEmail: user.email,
       verifiedEmails: await service.verifiedEmails(user),
@@ -128,7 +152,9 @@ export function notificationsPages(web: ApiApp, { service, identity, projects }:
   web.post(
     NOTIFICATIONS_PAGE,
     { schema: { body: SettingForm }, config: { page } },
-    submit(async (request, actor) => service.updateGlobal(await users.get(actor.user.id), formOf(request.body))),
+    submit(async (request, actor) =>
+      service.updateGlobal(await users.get(actor.user.id), formOf(request.body, service.eventsOf('global'))),
+    ),
   );
 
   web.post(
@@ -139,11 +165,11 @@ export function notificationsPages(web: ApiApp, { service, identity, projects }:
       const id = /^\d{1,15}$/.test(params.id) ? Number(params.id) : -1;
       if (params.kind === 'groups') {
         const { group } = await projects.access.checkGroup(actor, await projects.groups.findById(id));
-        return service.updateSource(actor.user.id, 'namespace', group.id, formOf(request.body));
+        return service.updateSource(actor.user.id, 'namespace', group.id, formOf(request.body, service.eventsOf('namespace')));
       }
       if (params.kind === 'projects') {
         const { project } = await projects.access.checkProject(actor, await projects.projects.findById(id));
-        return service.updateSource(actor.user.id, 'project', project.id, formOf(request.body));
+        return service.updateSource(actor.user.id, 'project', project.id, formOf(request.body, service.eventsOf('project')));
       }
       throw new NotFoundError();
     }),

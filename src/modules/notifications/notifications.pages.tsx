@@ -1,6 +1,6 @@
 import { Csrf, FormError, Layout, type FieldErrors, type PageState } from '../../web/index.js';
 import { SettingsNav, settingsCrumbs } from '../identity/index.js';
-import { LEVELS, type Level } from './notifications.levels.js';
+import { LEVELS, type Level, type NotificationEvent } from './notifications.levels.js';
 
 const LEVEL_LABELS: Record<Level, string> = {
   global: 'Global (use your global setting)',
@@ -16,11 +16,54 @@ export interface SourceEntry {
   id: number;
   name: string;
   level: Level;
+  /** The Custom level's events this kind of setting has (the API decides), and which are on. */
+  events: readonly EventChoice[];
+}
+
+export interface EventChoice {
+  name: NotificationEvent;
+  on: boolean;
+}
+
+const EVENT_LABELS: Partial<Record<NotificationEvent, string>> = {
+  success_pipeline: 'Successful pipeline',
+  merge_when_pipeline_succeeds: 'Merge when pipeline succeeds',
+  change_reviewer_merge_request: 'Change reviewer of a merge request',
+  approver: 'Approver (merge requests awaiting your approval)',
+};
+const eventLabel = (event: NotificationEvent) =>
+  EVENT_LABELS[event] ?? `${event.charAt(0).toUpperCase()}${event.slice(1).replace(/_/g, ' ')}`;
+
+/**
+ * The Custom level's events, saved with the level by the same form (no script: the list is
+ * always in the form, opened when the level is Custom). The hidden field says the list was
+ * shown, so an unticked box is saved as off.
+ */
+function CustomEvents({ id, events, open }: { id: string; events: readonly EventChoice[]; open: boolean }) {
+  return (
+    <details class="custom-events" open={open}>
+      <summary>Custom events</summary>
+      <input type="hidden" name="custom_events" value="1" />
+      <fieldset class="field">
+        <legend>Notify me of these events when the level is Custom</legend>
+        {events.map((event) => (
+          <div class="field checkbox">
+            <input id={`${id}-${event.name}`} type="checkbox" name={event.name} value="true" checked={event.on} />
+            <label for={`${id}-${event.name}`}>{eventLabel(event.name)}</label>
+          </div>
+        ))}
+      </fieldset>
+    </details>
+  );
 }
 
 export interface NotificationsPageProps {
   page: PageState;
   level: Level;
+  /** The global setting's Custom events. */
+  events: readonly EventChoice[];
+  /** Whether SMTP is configured: without it the page says no e-mail is sent. */
+  mailEnabled: boolean;
   email: string;
   primaryEmail: string;
   verifiedEmails: string[];
@@ -62,6 +105,7 @@ function SourceTable({ title, rows, csrf, empty }: { title: string; rows: Source
                     </label>
                     <LevelSelect id={`level-${row.kind}-${row.id}`} value={row.level} withGlobal={true} />{' '}
                     <button type="submit">Save</button>
+                    <CustomEvents id={`events-${row.kind}-${row.id}`} events={row.events} open={row.level === 'custom'} />
                   </form>
                 </td>
               </tr>
@@ -83,6 +127,11 @@ export function NotificationsPage(props: NotificationsPageProps) {
       <SettingsNav current="notifications" />
       <h1>Notifications</h1>
       <FormError errors={errors} />
+      {props.mailEnabled ? null : (
+        <p class="flash flash-error" id="mail-disabled">
+          E-mail is not configured on this server (SMTP_URL is unset): these settings are kept, but no notification e-mail is sent.
+        </p>
+      )}
       <section>
         <h2>Global notification settings</h2>
         <form method="post" action="/-/profile/notifications" id="global-notifications">
@@ -92,6 +141,7 @@ export function NotificationsPage(props: NotificationsPageProps) {
             <LevelSelect id="global-level" value={props.level} withGlobal={false} error={errors.level} />
             <FieldMessage id="global-level" error={errors.level} />
           </div>
+          <CustomEvents id="events-global" events={props.events} open={props.level === 'custom'} />
           <div class={errors.notification_email ? 'field has-error' : 'field'}>
             <label for="notification-email">Notification email</label>
             <select

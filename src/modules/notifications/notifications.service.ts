@@ -6,6 +6,7 @@ import type { UserRow, UsersService } from '../identity/index.js';
 import type { GroupsService, MembersService, ProjectsService } from '../projects/index.js';
 import {
   DEFAULT_GLOBAL_LEVEL,
+  DEFAULT_ON_EVENTS,
   DEFAULT_SOURCE_LEVEL,
   eventsFor,
   isLevel,
@@ -87,6 +88,17 @@ export class NotificationsService {
       if (!row) throw error;
       return this.view(await this.settings.update(row.id, changes, now), kind);
     }
+  }
+
+  /** The events a setting of this kind carries on this tier (the settings page's Custom checkboxes). */
+  eventsOf(kind: SourceKind): NotificationEvent[] {
+    return eventsFor(kind, this.tier);
+  }
+
+  /** Whether `event` is on in a saved setting (unset pipeline failures and fixes read as on). */
+  eventOn(row: NotificationSettingRow | undefined, event: NotificationEvent): boolean {
+    const value = row ? row[event] : null;
+    return value === null || value === undefined ? DEFAULT_ON_EVENTS.has(event) : value === 1;
   }
 
   /** A user's saved group and project settings (for the settings page). */
