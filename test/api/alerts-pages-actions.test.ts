@@ -239,6 +239,35 @@ describe('alert pages: tabs, filters, assignee, incident, integrations and mappi
     }
   });
 
+  it('tab counts stop at 1,000 ("1,000+") and the pages then go by Next alone', async () => {
+    const project = await createProject(t.app, owner);
+    const now = t.clock.now();
+    const rows = Array.from({ length: 1001 }, (_, i) => ({
+      project_id: project.id,
+      iid: i + 1,
+      title: `Many ${i}`,
+      status: 'triggered' as const,
+      started_at: now - i * 1000,
+      fingerprint: `many-${i}`,
+      created_at: now,
+      updated_at: now,
+    }));
+    for (let i = 0; i < rows.length; i += 250)
+      await t.app.platform.db
+        .insertInto('alerts')
+        .values(rows.slice(i, i + 250))
+        .execute();
+    const list = `/${project.full_path}/-/alert_management`;
+    const first = await browser.request('GET', list);
+    assert.match(first.body, /data-tab="open">Open <span class="badge count">1,000\+</);
+    assert.match(first.body, /data-tab="resolved">Resolved <span class="badge count">0</);
+    assert.match(first.body, /<span class="muted">Page 1<\/span>/);
+    assert.match(first.body, /rel="next"/);
+    const last = await browser.request('GET', `${list}?page=51`);
+    assert.equal([...last.body.matchAll(/class="alert-title"/g)].length, 1);
+    assert.ok(!last.body.includes('rel="next"'));
+  });
+
   it('a Developer sees alerts but no settings; their actions on an alert work', async () => {
     const d = new TestBrowser(t.app);
     await d.signIn(developer.user.username, 'password-123');

@@ -11,6 +11,7 @@ import {
   ALERT_TABS,
   ALERTS_PER_PAGE,
   AlertDetail,
+  COUNT_CAP,
   AlertList,
   DEFAULT_SORT,
   PAGES,
@@ -191,15 +192,20 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
       const legacy = q.status && q.tab === undefined ? q.status : undefined;
       if (legacy && (ALERT_TABS as readonly string[]).includes(legacy)) state.tab = legacy as AlertListState['tab'];
       const statuses = legacy ? [legacy] : TAB_STATUSES[state.tab];
-      const counts = await alerts.statusCounts(project);
-      // The tab's count is the page's total unless a search or severity narrows it.
-      const narrowed = state.search !== '' || state.severity !== '' || (legacy !== undefined && legacy === 'ignored');
-      const { rows, total } = await alerts.list(
-        project,
-        { statuses, severities: state.severity ? [state.severity] : undefined, search: state.search || undefined, sort: state.sort },
-        { page: state.page, perPage: ALERTS_PER_PAGE, limit: ALERTS_PER_PAGE, offset: (state.page - 1) * ALERTS_PER_PAGE },
-        narrowed ? undefined : tabCount(state.tab, counts),
-      );
+      const counts = await alerts.statusCounts(project, COUNT_CAP);
+      const filter = {
+        statuses,
+        severities: state.severity ? [state.severity] : undefined,
+        search: state.search || undefined,
+        sort: state.sort,
+      };
+      // One row more than a page tells whether there is a next one; nothing is counted beyond the capped tabs.
+      const found = await alerts.rows(project, filter, ALERTS_PER_PAGE + 1, (state.page - 1) * ALERTS_PER_PAGE);
+      const rows = found.slice(0, ALERTS_PER_PAGE);
+      // The tab's count is the page's total unless a search or severity narrows it, or it passed the cap.
+      const narrowed = state.search !== '' || state.severity !== '' || legacy === 'ignored';
+      const tabTotal = tabCount(state.tab, counts);
+      const total = narrowed || tabTotal > COUNT_CAP ? null : tabTotal;
       return sendPage(
         reply,
         await frame(
@@ -207,7 +213,15 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
           'Alerts',
           'alerts',
           alertsCrumbs(project, []),
-          <AlertList project={project} rows={rows} total={total} state={state} counts={counts} canConfigure={level >= ROLE.maintainer} />,
+          <AlertList
+            project={project}
+            rows={rows}
+            total={total}
+            hasNext={found.length > ALERTS_PER_PAGE}
+            state={state}
+            counts={counts}
+            canConfigure={level >= ROLE.maintainer}
+          />,
         ),
       );
     },
@@ -312,7 +326,7 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
       const name = request.body.name.trim();
       if (name === '') return sendPage(reply, await createForm(request, request.body, { name: 'Name must not be blank.' }), 400);
       try {
-        const { row, token } = await integrations.create(project, { name, type: request.body.type ?? 'http' });
+        const { row, token } = await integrations.create(project, { name, type: request.body.type ?? 'http' }, request.page.actor);
         // The key is shown on this answer only, never carried in a cookie: no redirect here.
         const revealed: RevealedKey = { name: row.name, url: integrationUrl(row, project, base), token, what: 'created' };
         return sendPage(reply, await settingsPage(request, { revealed }), 201);
@@ -336,7 +350,12 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
       const name = request.body.name.trim();
       if (name === '') return sendPage(reply, await editForm(request, request.body, { name: 'Name must not be blank.' }), 400);
       try {
-        const row = await integrations.update(project, request.params.integration_id, { name, active: request.body.active === '1' });
+        const row = await integrations.update(
+          project,
+          request.params.integration_id,
+          { name, active: request.body.active === '1' },
+          request.page.actor,
+        );
         return reply.redirectWithFlash(PAGES.settings(project.full_path), {
           kind: 'notice',
           text: `Integration ${row.name} saved (${row.active === 1 ? 'active' : 'inactive'}).`,
@@ -387,7 +406,7 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
     { schema: { params: IntegrationParams, body: EmptyForm }, bodyLimit: 16 * 1024, config: { page: maintainer } },
     async (request, reply) => {
       const { project } = resolved(request);
-      const { row, token } = await integrations.resetToken(project, request.params.integration_id);
+      const { row, token } = await integrations.resetToken(project, request.params.integration_id, request.page.actor);
       const revealed: RevealedKey = { name: row.name, url: integrationUrl(row, project, base), token, what: 'reset' };
       return sendPage(reply, await settingsPage(request, { revealed }));
     },
@@ -427,7 +446,7 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
     async (request, reply) => {
       const { project } = resolved(request);
       const integration = await integrations.get(project, request.params.integration_id);
-      await integrations.remove(project, integration.id);
+      await integrations.remove(project, integration.id, request.page.actor);
       return reply.redirectWithFlash(PAGES.settings(project.full_path), {
         kind: 'notice',
         text: `Integration ${integration.name} deleted.`,

@@ -1,5 +1,5 @@
 import type { Clock } from '../../infra/clock.js';
-import { isUniqueViolation, type Transact, type VersionCache } from '../../infra/db/index.js';
+import { isUniqueViolation, type Transact } from '../../infra/db/index.js';
 import { ConflictError, NotFoundError } from '../../infra/errors/index.js';
 import type { Page } from '../../infra/http/index.js';
 import type { ProjectRow } from '../projects/index.js';
@@ -17,12 +17,15 @@ export class AlertsService {
     private readonly activity: AlertActivityRepository,
     private readonly incidents: Incidents,
     private readonly transact: Transact,
-    private readonly counts: VersionCache<Record<string, number>>,
   ) {}
 
-  /** `knownTotal`: how many match, when the caller counted already (alerts.repository.ts). */
-  list(project: ProjectRow, filter: AlertFilter, page: Page, knownTotal?: number) {
-    return this.alerts.list(project.id, filter, page.limit, page.offset, knownTotal);
+  list(project: ProjectRow, filter: AlertFilter, page: Page) {
+    return this.alerts.list(project.id, filter, page.limit, page.offset);
+  }
+
+  /** The alerts a filter selects from `offset`, at most `limit`, not counted (the list page). */
+  rows(project: ProjectRow, filter: AlertFilter, limit: number, offset: number): Promise<AlertRow[]> {
+    return this.alerts.page(project.id, filter, limit, offset);
   }
 
   /** The alert's activity list (status changes, assignment, incident), oldest first. */
@@ -68,13 +71,9 @@ export class AlertsService {
     return { alert: await this.get(project, iid), issueIid };
   }
 
-  /** How many alerts the project has in each status, kept until the next write to the database. */
-  statusCounts(project: ProjectRow): Promise<Record<string, number>> {
-    return this.counts.through(
-      String(project.id),
-      () => this.alerts.statusCounts(project.id),
-      () => 64,
-    );
+  /** How many alerts the project has in each status, each counted up to `cap + 1` (alerts.repository.ts). */
+  statusCounts(project: ProjectRow, cap: number): Promise<Record<string, number>> {
+    return this.alerts.statusCountsUpTo(project.id, cap);
   }
 
   /** The alert an incident issue was opened for, if it was. */

@@ -55,6 +55,9 @@ export const PAGE_SORTS = [
 export type PageSort = (typeof PAGE_SORTS)[number];
 export const DEFAULT_SORT: PageSort = 'started_at_desc';
 export const ALERTS_PER_PAGE = 20;
+/** Tab counts stop here ("1,000+"): counting 100,000 alerts on every view costs tens of milliseconds. */
+export const COUNT_CAP = 1000;
+const shownCount = (n: number) => (n > COUNT_CAP ? `${COUNT_CAP.toLocaleString('en')}+` : n.toLocaleString('en'));
 
 const when = (iso: string | null) =>
   iso
@@ -104,7 +107,9 @@ export interface AlertListState {
 export function AlertList(props: {
   project: ProjectRow;
   rows: AlertRow[];
-  total: number;
+  /** How many the tab holds; null when not known (a search or filter narrows it, or past COUNT_CAP). */
+  total: number | null;
+  hasNext: boolean;
   state: AlertListState;
   counts: Record<string, number>;
   /** Whether the caller may add an integration (Maintainer): the empty list leads there. */
@@ -112,7 +117,7 @@ export function AlertList(props: {
 }) {
   const { project, rows, state } = props;
   const list = PAGES.list(project.full_path);
-  const pages = Math.max(1, Math.ceil(props.total / ALERTS_PER_PAGE));
+  const pages = props.total === null ? null : Math.max(1, Math.ceil(props.total / ALERTS_PER_PAGE));
   const href = (change: Partial<AlertListState>) => {
     const next = { ...state, page: 1, ...change };
     const query = new URLSearchParams();
@@ -155,7 +160,7 @@ export function AlertList(props: {
           <nav class="tabs" aria-label="Alert status">
             {ALERT_TABS.map((tab) => (
               <a href={href({ tab })} aria-current={tab === state.tab ? 'page' : undefined} data-tab={tab}>
-                {TAB_LABELS[tab]} <span class="badge count">{tabCount(tab, props.counts)}</span>
+                {TAB_LABELS[tab]} <span class="badge count">{shownCount(tabCount(tab, props.counts))}</span>
               </a>
             ))}
           </nav>
@@ -222,9 +227,11 @@ export function AlertList(props: {
               </a>
             ) : null}
             <span class="muted">
-              Page {state.page} of {pages} · {props.total} {props.total === 1 ? 'alert' : 'alerts'}
+              {pages === null || props.total === null
+                ? `Page ${state.page}`
+                : `Page ${state.page} of ${pages} · ${props.total} ${props.total === 1 ? 'alert' : 'alerts'}`}
             </span>
-            {state.page < pages ? (
+            {props.hasNext ? (
               <a href={href({ page: state.page + 1 })} rel="next">
                 Next page
               </a>

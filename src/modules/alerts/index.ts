@@ -1,4 +1,3 @@
-import { VersionCache } from '../../infra/db/index.js';
 import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import { AccessLevel, namespaceCrumbs, type ProjectRow } from '../projects/index.js';
 import type { AlertsDeps, AlertsModuleDeps } from './alerts.deps.js';
@@ -41,24 +40,9 @@ export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): 
   const { db, clock, config } = platform;
   const alertRows = new AlertsRepository(db);
   const incidents = new Incidents(deps.identity.internalUsers, deps.projects.issues, alertRows, config.externalUrl);
-  const integrations = new IntegrationsService(new IntegrationsRepository(db), clock, config.tier);
+  const integrations = new IntegrationsService(new IntegrationsRepository(db), clock, config.tier, db, platform.bus);
   const activity = new AlertActivityRepository(db);
-  const alerts = new AlertsService(
-    alertRows,
-    clock,
-    activity,
-    incidents,
-    (work) => db.transaction().execute(work),
-    // Counting a project's alerts by status reads every one of them (100,000: milliseconds); the
-    // list page asks for the counts on every view, far more often than alerts change.
-    new VersionCache<Record<string, number>>({
-      dataVersion: () => platform.database.dataVersion(),
-      clock,
-      ttlMs: 60_000,
-      maxEntries: 1000,
-      maxBytes: 1024 * 1024,
-    }),
-  );
+  const alerts = new AlertsService(alertRows, clock, activity, incidents, (work) => db.transaction().execute(work));
   const ingest = new IngestService(
     db,
     alertRows,
