@@ -400,9 +400,13 @@ export async function restoreBackup(setup: RestoreEnvironment, file: string, pro
   checkKnownMigrations(manifest.database.migrations);
 
   const config = setup.config();
-  for (const storage of manifest.storages) {
+  // A storage the archive holds no file of (an unused one) need not be configured here.
+  const used = new Set(Object.keys(manifest.files).flatMap((name) => (name.startsWith('repositories/') ? [name.split('/')[1] ?? ''] : [])));
+  for (const storage of manifest.storages.filter((name) => used.has(name))) {
     const dir = config.storages[storage];
     if (!dir) throw new CliError(`the archive holds repositories of storage "${storage}", which STORAGES does not configure`);
+  }
+  for (const [storage, dir] of Object.entries(config.storages)) {
     const inside = await firstFileIn(dir);
     if (inside) throw new CliError(`storage "${storage}" (${dir}) is not empty: restore only into empty storages`);
   }

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { runGit } from '../helpers/git.js';
 import { startServer, type ServerProcess } from '../helpers/server-process.js';
@@ -76,6 +77,18 @@ interface Seeded {
   jwks: JSONWebKeySet;
 }
 
+/** The same error each time (one fingerprint, hence one 64-bit key), as a new event. */
+async function sendError(base: string, projectId: number, sentryKey: string, n: number): Promise<void> {
+  const sent = await fetch(`${base}${envelopePath(projectId)}`, {
+    method: 'POST',
+    headers: { 'x-sentry-auth': sentryAuth(sentryKey) },
+    body: envelope({ event_id: hex32(n) }, [
+      { type: 'event', payload: { event_id: hex32(n), level: 'error', platform: 'node', message: 'kept error' } },
+    ]),
+  });
+  assert.equal(sent.status, 200, await sent.text());
+}
+
 async function seed(base: string, scratch: string): Promise<Seeded> {
   const user = await liveApi(base, 'POST', '/users', LIVE_ROOT_TOKEN, {
     username: 'backed-up',
@@ -109,14 +122,7 @@ async function seed(base: string, scratch: string): Promise<Seeded> {
     public_key: string;
   }[];
   const sentryKey = keys[0]?.public_key ?? '';
-  const sent = await fetch(`${base}${envelopePath(projectId)}`, {
-    method: 'POST',
-    headers: { 'x-sentry-auth': sentryAuth(sentryKey) },
-    body: envelope({ event_id: hex32(1) }, [
-      { type: 'event', payload: { event_id: hex32(1), level: 'error', platform: 'node', message: 'kept error' } },
-    ]),
-  });
-  assert.equal(sent.status, 200, await sent.text());
+  await sendError(base, projectId, sentryKey, 1);
   const client = await registerLiveApp(base, LIVE_ROOT_TOKEN, 'api read_user openid');
 
   const work = path.join(scratch, 'work');
@@ -348,6 +354,11 @@ describe('basalt backup and db copy', () => {
         assert.equal(copied.code, 0, copied.stderr);
         assert.match(copied.stdout, /copied \d+ rows in \d+ tables .* \(row counts verified\)/);
         assert.match(copied.stdout, /now set DATABASE_URL=/);
+        // 64-bit values (error fingerprint keys) are copied exactly, not through a double.
+        const sqlite = new Database(path.join(sourceDir, 'basalt.sqlite3'), { readonly: true });
+        const sqliteKeys = sqlite.prepare('select cast(fingerprint_key as text) as k from error_tracking_errors order by id').all();
+        sqlite.close();
+        assert.deepEqual(await db.query('select fingerprint_key::text as k from error_tracking_errors order by id'), sqliteKeys);
         const again = await basalt(['db', 'copy', '--to', url], instanceEnv(sourceDir));
         assert.equal(again.code, 1);
         assert.match(again.stderr, /^basalt: the PostgreSQL schema "t_[^"]+" is not empty/m);
@@ -369,6 +380,13 @@ describe('basalt backup and db copy', () => {
           const alerts = (expected[`/projects/${s.projectId}/alert_management/alerts?per_page=20`] as { iid: number }[]).map((a) => a.iid);
           const next = await notify(server.url, s, 'after copy');
           assert.ok(next.iid > Math.max(...alerts), `a fresh iid (${next.iid})`);
+          // The error's 64-bit fingerprint key came across exactly: the same error groups onto it.
+          await sendError(server.url, s.projectId, s.sentryKey, 2);
+          const errors = (await read(server.url, `/projects/${s.projectId}/error_tracking/errors`)) as { count: number }[];
+          assert.deepEqual(
+            errors.map((e) => e.count),
+            [2],
+          );
 
           // A backup of the PostgreSQL instance while it runs (one REPEATABLE READ export) restores into SQLite.
           const pgAnswers = await answers(server.url, s);
