@@ -47,6 +47,15 @@ export type DomainEvent =
   | { type: 'user_blocked'; userId: number; at: number }
   | { type: 'project_created'; projectId: number; authorId: number; at: number }
   | { type: 'issue_opened' | 'issue_closed' | 'issue_reopened'; projectId: number; issueId: number; authorId: number; at: number }
+  /** An edit that neither closed nor reopened the issue; `changes` names each changed column with its values before and after. */
+  | {
+      type: 'issue_updated';
+      projectId: number;
+      issueId: number;
+      authorId: number;
+      changes: Record<string, { previous: unknown; current: unknown }>;
+      at: number;
+    }
   | { type: 'note_created'; projectId: number | null; noteId: number; authorId: number; at: number }
   | { type: 'member_joined' | 'member_left'; projectId: number | null; namespaceId: number | null; userId: number; at: number }
   | { type: 'snippet_created'; projectId: number | null; snippetId: number; authorId: number; at: number }

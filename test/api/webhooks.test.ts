@@ -278,6 +278,16 @@ describe('webhooks', () => {
     assert.equal((close!.body.object_attributes as Record<string, unknown>).action, 'close');
     assert.equal((close!.body.object_attributes as Record<string, unknown>).state, 'closed');
 
+    // An edit is an update, with what changed before and after.
+    await t.api('PUT', `/projects/${project.id}/issues/${opened.json().iid}`, {
+      token: owner.token,
+      body: { title: 'Broken build on main' },
+    });
+    await deliver();
+    const [update] = receiver.take('Issue Hook');
+    assert.equal((update!.body.object_attributes as Record<string, unknown>).action, 'update');
+    assert.deepEqual(update!.body.changes, { title: { previous: 'Broken build', current: 'Broken build on main' } });
+
     await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: 'Outage', issue_type: 'incident' } });
     await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: 'Secret', confidential: true } });
     await deliver();

@@ -104,7 +104,8 @@ export function createRecorder(rows: EventsRepository, pushLimit: number) {
           await events.insertPush(row(event.projectId, event.authorId, ACTIONS.pushed, null, null), payload);
         }
         return;
-      // Accounts, groups and removals make no activity event.
+      // Accounts, groups, removals and issue edits make no activity event.
+      case 'issue_updated':
       case 'user_created':
       case 'user_renamed':
       case 'user_blocked':

@@ -46,6 +46,19 @@ function checkNote(body: string): void {
   if (body.length > NOTE_MAX) throw ValidationError.field('body', `is too long (maximum is ${NOTE_MAX} characters)`);
 }
 
+/** The columns an edit changes, with their values before and after (webhooks show them as `changes`). */
+function changedColumns(issue: IssueRow, input: UpdateIssueInput): Record<string, { previous: unknown; current: unknown }> {
+  const changes: Record<string, { previous: unknown; current: unknown }> = {};
+  if (input.title !== undefined && input.title !== issue.title) changes.title = { previous: issue.title, current: input.title };
+  if (input.description !== undefined && input.description !== issue.description)
+    changes.description = { previous: issue.description, current: input.description };
+  if (input.issue_type !== undefined && input.issue_type !== issue.issue_type)
+    changes.issue_type = { previous: issue.issue_type, current: input.issue_type };
+  if (input.confidential !== undefined && input.confidential !== (issue.confidential === 1))
+    changes.confidential = { previous: issue.confidential === 1, current: input.confidential };
+  return changes;
+}
+
 /** Issues (per-project `iid`, opened/closed, issue or incident) and their notes. */
 export class IssuesService {
   constructor(
@@ -147,6 +160,12 @@ export class IssuesService {
         await this.bus.publish({ type: 'issue_closed', projectId: project.id, issueId: issue.id, authorId: actor.user.id, at: now }, trx);
       if (reopening)
         await this.bus.publish({ type: 'issue_reopened', projectId: project.id, issueId: issue.id, authorId: actor.user.id, at: now }, trx);
+      const changes = changedColumns(issue, input);
+      if (!closing && !reopening && Object.keys(changes).length > 0)
+        await this.bus.publish(
+          { type: 'issue_updated', projectId: project.id, issueId: issue.id, authorId: actor.user.id, changes, at: now },
+          trx,
+        );
       return updated;
     };
     return executor ? run(executor) : this.db.transaction().execute(run);

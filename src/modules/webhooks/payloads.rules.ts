@@ -173,6 +173,8 @@ export function pushPayload(f: PushFacts, base: string) {
 }
 
 export type IssueAction = 'open' | 'close' | 'reopen' | 'update';
+/** Columns an edit changed, before and after (the established product's `changes`). */
+export type IssueChanges = Record<string, { previous: unknown; current: unknown }>;
 
 function issueAttrs(i: IssueFacts, base: string, fullPath: string) {
   return {
@@ -214,7 +216,10 @@ function issueAttrs(i: IssueFacts, base: string, fullPath: string) {
 }
 
 /** An Issue Hook body (incidents too: `object_attributes.type` is `Incident`). */
-export function issuePayload(f: { project: ProjectFacts; user: UserFacts; issue: IssueFacts; action: IssueAction }, base: string) {
+export function issuePayload(
+  f: { project: ProjectFacts; user: UserFacts; issue: IssueFacts; action: IssueAction; changes?: IssueChanges },
+  base: string,
+) {
   return {
     object_kind: 'issue',
     event_type: f.issue.confidential ? 'confidential_issue' : 'issue',
@@ -222,7 +227,7 @@ export function issuePayload(f: { project: ProjectFacts; user: UserFacts; issue:
     project: projectAttrs(f.project, base),
     object_attributes: { ...issueAttrs(f.issue, base, f.project.fullPath), action: f.action },
     labels: [] as unknown[],
-    changes: {},
+    changes: f.changes ?? {},
     repository: {
       name: f.project.name,
       url: sshUrl(base, f.project.fullPath),

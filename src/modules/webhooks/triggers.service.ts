@@ -17,6 +17,7 @@ import {
   pushPayload,
   triggerOf,
   type IssueAction,
+  type IssueChanges,
   type IssueFacts,
   type ProjectFacts,
   type Trigger,
@@ -83,7 +84,9 @@ export class HookTriggers {
       case 'issue_opened':
       case 'issue_closed':
       case 'issue_reopened':
-        return this.onIssue(event.projectId, event.issueId, event.authorId, ISSUE_ACTIONS[event.type] ?? 'update', executor);
+        return this.onIssue(event.projectId, event.issueId, event.authorId, ISSUE_ACTIONS[event.type] ?? 'update', {}, executor);
+      case 'issue_updated':
+        return this.onIssue(event.projectId, event.issueId, event.authorId, 'update', event.changes, executor);
       case 'note_created':
         return event.projectId === null ? undefined : this.onNote(event.projectId, event.noteId, event.authorId, executor);
       default:
@@ -163,7 +166,14 @@ export class HookTriggers {
     }
   }
 
-  private async onIssue(projectId: number, issueId: number, actorId: number, action: IssueAction, executor: Executor): Promise<void> {
+  private async onIssue(
+    projectId: number,
+    issueId: number,
+    actorId: number,
+    action: IssueAction,
+    changes: IssueChanges,
+    executor: Executor,
+  ): Promise<void> {
     const project = await this.ports.projects.findById(projectId, executor);
     if (!project) return;
     const hooks = await this.hooksFor(project, executor);
@@ -179,6 +189,7 @@ export class HookTriggers {
         user: await this.userFacts(actorId, executor),
         issue: issueFacts(issue),
         action,
+        changes,
       },
       this.externalUrl,
     );
