@@ -106,10 +106,7 @@ const OUTBOX_STATES = ['pending', 'failed', 'sent', 'dead'] as const;
  * sent, dead), read from the database at each scrape. Every worker reads the same table, so
  * under `WORKERS=N` the primary keeps one worker's value (`max`) instead of summing N copies.
  */
-export function registerOutboxMetrics(
-  registry: Registry,
-  counts: () => Promise<Array<{ kind: string; state: string; n: number }>>,
-): void {
+export function registerOutboxMetrics(registry: Registry, counts: () => Promise<Array<{ kind: string; state: string; n: number }>>): void {
   new Gauge({
     name: 'basalt_outbox_items',
     help: 'Outbox items (mail, webhook deliveries) by kind and state',
