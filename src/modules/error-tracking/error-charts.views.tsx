@@ -1,5 +1,5 @@
 import { toIso } from '../../infra/clock.js';
-import type { Bucket } from './errors.service.js';
+import { niceMax, type Bucket } from './charts.rules.js';
 
 /**
  * Server-drawn SVG charts of the error pages (no script runs on a page): bar charts with axes and
@@ -13,14 +13,6 @@ const dayOf = (ms: number) => {
   return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}`;
 };
 const plural = (n: number) => `${n} ${n === 1 ? 'event' : 'events'}`;
-
-/** The y axis's top: the largest count rounded up to a number that reads well (1, 2, 5 × 10ⁿ). */
-export function niceMax(max: number): number {
-  if (max <= 1) return 1;
-  const power = 10 ** Math.floor(Math.log10(max));
-  for (const step of [1, 2, 5, 10]) if (step * power >= max) return step * power;
-  return 10 * power;
-}
 
 const LEFT = 36;
 const BOTTOM = 20;

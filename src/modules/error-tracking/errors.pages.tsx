@@ -5,7 +5,8 @@ import { BarChart, Sparkline } from './error-charts.views.js';
 import { EventSection, when } from './error-event.views.js';
 import type { StackTrace } from './errors.presenter.js';
 import { COUNT_CAP, type ErrorSort } from './errors.repository.js';
-import { dailyOf, type ErrorDetails, type ErrorListPage, type EventView } from './errors.service.js';
+import { dailyOf } from './charts.rules.js';
+import type { ErrorDetails, ErrorListPage, EventView } from './errors.service.js';
 import { errorPagePath, monitorSettingsPath } from './error-tracking.deps.js';
 
 /** The list's tabs: one per error status, then every error. */

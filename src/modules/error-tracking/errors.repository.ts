@@ -56,37 +56,30 @@ export class ErrorsRepository extends Repository {
     return query;
   }
 
-  /**
-   * One page of the list pages: `limit` rows and whether more follow (read as one row more),
-   * and the count of matching errors up to COUNT_CAP + 1, so no view counts a whole project.
-   */
-  async page(
-    projectId: number,
-    filter: ErrorFilter,
-    limit: number,
-    offset: number,
-  ): Promise<{ rows: ErrorRow[]; more: boolean; count: number }> {
-    const query = this.filtered(projectId, filter);
-    const column = SORT_COLUMN[filter.sort];
-    const [rows, counted] = await Promise.all([
-      query
-        .selectAll('e')
-        .orderBy(`e.${column}`, 'desc')
-        .orderBy('e.id', 'desc')
-        .limit(limit + 1)
-        .offset(offset)
-        .execute(),
-      this.db
-        .selectFrom(
-          query
-            .select('e.id')
-            .limit(COUNT_CAP + 1)
-            .as('capped'),
-        )
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow(),
-    ]);
-    return { rows: rows.slice(0, limit), more: rows.length > limit, count: Number(counted.n) };
+  /** One page of the list pages: `limit` rows and whether more follow (read as one row more). */
+  async page(projectId: number, filter: ErrorFilter, limit: number, offset: number): Promise<{ rows: ErrorRow[]; more: boolean }> {
+    const rows = await this.filtered(projectId, filter)
+      .selectAll('e')
+      .orderBy(`e.${SORT_COLUMN[filter.sort]}`, 'desc')
+      .orderBy('e.id', 'desc')
+      .limit(limit + 1)
+      .offset(offset)
+      .execute();
+    return { rows: rows.slice(0, limit), more: rows.length > limit };
+  }
+
+  /** Errors matching `filter`, counted up to COUNT_CAP + 1, so no view counts a whole project. */
+  async countCapped(projectId: number, filter: ErrorFilter): Promise<number> {
+    const row = await this.db
+      .selectFrom(
+        this.filtered(projectId, filter)
+          .select('e.id')
+          .limit(COUNT_CAP + 1)
+          .as('capped'),
+      )
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   /** Errors per status, each counted up to COUNT_CAP + 1 (the list's tabs). */

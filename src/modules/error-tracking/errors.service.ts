@@ -4,15 +4,13 @@ import type { Database } from '../../infra/db/index.js';
 import type { ErrorStatus } from '../../infra/db/tables/error-tracking.js';
 import { ConflictError, NotFoundError } from '../../infra/errors/index.js';
 import type { IssueRow, IssuesService, ProjectRow } from '../projects/index.js';
+import type { Bucket } from './charts.rules.js';
 import { issueDescription } from './errors.presenter.js';
 import type { ErrorsRepository, ErrorEventRow, ErrorFilter, ErrorRow } from './errors.repository.js';
 
 const HOUR = 3_600_000;
 
-export interface Bucket {
-  at: number;
-  count: number;
-}
+export type { Bucket } from './charts.rules.js';
 
 export interface ErrorDetails {
   error: ErrorRow;
@@ -43,16 +41,6 @@ export interface ErrorListPage {
 const buckets = (from: number, hours: number, counts: Map<number, number> | undefined): Bucket[] =>
   Array.from({ length: hours }, (_, i) => ({ at: from + i * HOUR, count: counts?.get(from + i * HOUR) ?? 0 }));
 
-/** Hourly buckets summed per UTC day, the current day last (the error page's 30-day chart). */
-export function dailyOf(hourly: readonly Bucket[]): Bucket[] {
-  const byDay = new Map<number, number>();
-  for (const b of hourly) {
-    const day = b.at - (b.at % (24 * HOUR));
-    byDay.set(day, (byDay.get(day) ?? 0) + b.count);
-  }
-  return [...byDay].map(([at, count]) => ({ at, count }));
-}
-
 /** Reading grouped errors, changing their status, and opening an issue from one. */
 export class ErrorsService {
   constructor(
@@ -69,9 +57,16 @@ export class ErrorsService {
     return { rows, total, users };
   }
 
-  /** The list page: rows, capped count, users and 24-hour sparklines in a fixed number of statements. */
-  async page(projectId: number, filter: ErrorFilter, limit: number, offset: number): Promise<ErrorListPage> {
-    const { rows, more, count } = await this.repo.page(projectId, filter, limit, offset);
+  /**
+   * The list page: rows, users and 24-hour sparklines in a fixed number of statements, and the
+   * matching errors counted up to COUNT_CAP + 1 unless the caller knows the count (a tab's, when
+   * nothing else filters).
+   */
+  async page(projectId: number, filter: ErrorFilter, limit: number, offset: number, knownCount?: number): Promise<ErrorListPage> {
+    const [{ rows, more }, count] = await Promise.all([
+      this.repo.page(projectId, filter, limit, offset),
+      knownCount ?? this.repo.countCapped(projectId, filter),
+    ]);
     const ids = rows.map((r) => r.id);
     const { from, hours } = this.window(24);
     const [users, hourly] = await Promise.all([this.repo.userCounts(ids), this.repo.hourlyCountsOf(ids, from)]);

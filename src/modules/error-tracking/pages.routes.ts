@@ -1,6 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { VersionCache } from '../../infra/db/index.js';
+import type { ErrorStatus } from '../../infra/db/tables/error-tracking.js';
 import { NotFoundError } from '../../infra/errors/index.js';
+import type { ErrorListPage } from './errors.service.js';
 import { IntegerId, deepestPage, type ApiApp } from '../../infra/http/index.js';
 import { ROLE, sendPage, type Crumb } from '../../web/index.js';
 import type { ProjectRow } from '../projects/index.js';
@@ -57,6 +60,13 @@ const queryOf = (request: FastifyRequest) => {
  */
 export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
   const { errors, settings } = deps;
+  const views = new VersionCache<{ list: ErrorListPage; counts: Map<ErrorStatus, number> }>({
+    dataVersion: () => deps.platform.database.dataVersion(),
+    clock: deps.platform.clock,
+    ttlMs: 10_000,
+    maxEntries: 500,
+    maxBytes: 8 * 1024 * 1024,
+  });
 
   const resolved = (request: FastifyRequest) => {
     const { row, level } = request.page.project!;
@@ -93,10 +103,22 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
         release: query.release || undefined,
         sort: query.sort,
       };
-      const [list, counts] = await Promise.all([
-        errors.page(project.id, filter, PER_PAGE, (query.page - 1) * PER_PAGE),
-        errors.statusCounts(project.id),
-      ]);
+      // A view is kept until the next commit to the database (10 s at most, as the sparklines
+      // move with the clock): the list is read far more often than errors change.
+      const { list, counts } = await views.through(
+        JSON.stringify([project.id, query]),
+        async () => {
+          const counts = await errors.statusCounts(project.id);
+          const plain = !filter.search && !filter.environment && !filter.release;
+          const known = !plain
+            ? undefined
+            : filter.status === undefined
+              ? [...counts.values()].reduce((a, b) => a + b, 0)
+              : (counts.get(filter.status) ?? 0);
+          return { list: await errors.page(project.id, filter, PER_PAGE, (query.page - 1) * PER_PAGE, known), counts };
+        },
+        (view) => 2048 + view.list.rows.reduce((n, r) => n + r.title.length + r.culprit.length + r.description.length + 512, 0),
+      );
       // An empty tab of a project that has errors is not the empty state that leads to setup.
       const empty = list.rows.length === 0 && query.page === 1 && [...counts.values()].every((n) => n === 0);
       return sendPage(
@@ -205,7 +227,7 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     async (request, reply) => {
       const { project } = resolved(request);
       const active = request.body.active === 'true';
-      await settings.put(project.id, { active, integrated: true });
+      await settings.put(project.id, { active, integrated: true }, { by: request.page.actor, project });
       return reply.redirectWithFlash(setupUrl(project), {
         kind: 'notice',
         text: active ? 'Error tracking is enabled.' : 'Error tracking is disabled.',
@@ -219,7 +241,7 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     { schema: { params: ProjectParams, body: ActionForm }, config: { page: { signIn: 'required', project: ROLE.maintainer } } },
     async (request, reply) => {
       const { project } = resolved(request);
-      const key = await settings.createKey(project.id);
+      const key = await settings.createKey(project.id, { by: request.page.actor, project });
       return reply.redirectWithFlash(setupUrl(project), {
         kind: 'notice',
         text: `Client key ${key.public_key} was created; its DSN is listed under Client keys.`,
@@ -232,7 +254,7 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     { schema: { params: KeyParams, body: ActionForm }, config: { page: { signIn: 'required', project: ROLE.maintainer } } },
     async (request, reply) => {
       const { project } = resolved(request);
-      const key = await settings.deleteKey(project.id, request.params.key_id);
+      const key = await settings.deleteKey(project.id, request.params.key_id, { by: request.page.actor, project });
       return reply.redirectWithFlash(setupUrl(project), { kind: 'notice', text: `Client key ${key.public_key} was revoked.` });
     },
   );
