@@ -94,17 +94,26 @@ export class HookTriggers {
     }
   };
 
-  /** The project's hooks and those of the groups above it (group hooks need Premium or Ultimate), executable ones only. */
-  async hooksFor(project: ProjectRow, executor: Executor): Promise<HookRow[]> {
+  /**
+   * The project (when it has hooks) with its hooks and those of the groups above it (group hooks
+   * need Premium or Ultimate), executable ones only. A project without hooks costs two indexed
+   * reads and no read of the project itself: issues opened by alerts pass here too.
+   */
+  async hooksFor(projectId: number, executor: Executor): Promise<{ project: ProjectRow; hooks: HookRow[] } | null> {
     const rows = this.hooks.on(executor);
-    const own = await rows.forProject(project.id);
+    const own = await rows.forProject(projectId);
+    const groupHooks = this.tier !== 'free' && (await rows.anyGroupHook());
+    if (own.length === 0 && !groupHooks) return null;
+    const project = await this.ports.projects.findById(projectId, executor);
+    if (!project) return null;
     let inherited: HookRow[] = [];
-    if (this.tier !== 'free' && (await rows.anyGroupHook())) {
+    if (groupHooks) {
       const groups = (await this.ports.projects.ancestry(project, executor)).filter((n) => n.kind === 'group').map((n) => n.id);
       inherited = await rows.forGroups(groups);
     }
     const now = this.clock.now();
-    return [...own, ...inherited].filter((hook) => alertStatus(hook, now) === 'executable');
+    const hooks = [...own, ...inherited].filter((hook) => alertStatus(hook, now) === 'executable');
+    return hooks.length === 0 ? null : { project, hooks };
   }
 
   async projectFacts(project: ProjectRow, executor?: Executor): Promise<ProjectFacts> {
@@ -135,10 +144,9 @@ export class HookTriggers {
 
   private async onPush(projectId: number, authorId: number, refs: readonly PushedRef[], executor: Executor): Promise<void> {
     if (refs.length > PUSH_HOOKS_LIMIT) return;
-    const project = await this.ports.projects.findById(projectId, executor);
-    if (!project) return;
-    const hooks = await this.hooksFor(project, executor);
-    if (hooks.length === 0) return;
+    const found = await this.hooksFor(projectId, executor);
+    if (!found) return;
+    const { project, hooks } = found;
     const [projectFacts, user] = [await this.projectFacts(project, executor), await this.userFacts(authorId, executor)];
     for (const ref of refs) {
       const tag = ref.refType === 'tag';
@@ -174,10 +182,9 @@ export class HookTriggers {
     changes: IssueChanges,
     executor: Executor,
   ): Promise<void> {
-    const project = await this.ports.projects.findById(projectId, executor);
-    if (!project) return;
-    const hooks = await this.hooksFor(project, executor);
-    if (hooks.length === 0) return;
+    const found = await this.hooksFor(projectId, executor);
+    if (!found) return;
+    const { project, hooks } = found;
     const issue = await this.ports.issues.findById(issueId, executor);
     if (!issue) return;
     const trigger = triggerOf('issue', issue.confidential === 1);
@@ -197,10 +204,9 @@ export class HookTriggers {
   }
 
   private async onNote(projectId: number, noteId: number, actorId: number, executor: Executor): Promise<void> {
-    const project = await this.ports.projects.findById(projectId, executor);
-    if (!project) return;
-    const hooks = await this.hooksFor(project, executor);
-    if (hooks.length === 0) return;
+    const found = await this.hooksFor(projectId, executor);
+    if (!found) return;
+    const { project, hooks } = found;
     const note = await this.ports.issues.findNote(noteId, executor);
     if (note?.noteable_type !== 'Issue') return;
     const issue = await this.ports.issues.findById(note.noteable_id, executor);
