@@ -236,7 +236,7 @@ describe('error tracking pages', () => {
     const created = await ownerBrowser.request('POST', `${settings}/error_tracking/client_keys`, { form: { authenticity_token: token } });
     assert.equal(created.statusCode, 303);
     const two = (await ownerBrowser.request('GET', settings)).body;
-    assert.match(two, /Client key bset_[0-9a-f]{32} was created/);
+    assert.match(two, /Client key bset_[0-9a-f]{8}… was created: its DSN is now the one shown\./);
     const after = (await t.api('GET', `/projects/${project.id}/error_tracking/client_keys`)).json<{ id: number; tracker_dsn: string }[]>();
     assert.equal(after.length, 2);
     assert.equal(/<input id="dsn" type="text" readonly value="([^"]+)"/.exec(two)?.[1], after[1]!.tracker_dsn);

@@ -162,8 +162,9 @@ describe('error tracking through the pages in Chromium', { skip }, () => {
     await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Resolve' }).click()]);
     assert.equal((await page.textContent('#error-status'))?.trim(), 'resolved');
 
-    // Release health (the Node SDK of the table sends no sessions from a script: the empty state).
+    // Release health: the SDK's session of its release.
     await page.goto(`${list}/releases`);
+    assert.match((await page.textContent('#releases')) ?? '', /shop@1\.2\.0\s*e2e/);
     await shoot(page, 'releases', wide);
 
     // Rotate the key on the page: create a new one (its DSN becomes the one shown), revoke the old.

@@ -244,7 +244,7 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
       const key = await settings.createKey(project.id, { by: request.page.actor, project });
       return reply.redirectWithFlash(setupUrl(project), {
         kind: 'notice',
-        text: `Client key ${key.public_key} was created; its DSN is listed under Client keys.`,
+        text: `Client key ${key.public_key.slice(0, 13)}… was created: its DSN is now the one shown.`,
       });
     },
   );
@@ -255,7 +255,10 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     async (request, reply) => {
       const { project } = resolved(request);
       const key = await settings.deleteKey(project.id, request.params.key_id, { by: request.page.actor, project });
-      return reply.redirectWithFlash(setupUrl(project), { kind: 'notice', text: `Client key ${key.public_key} was revoked.` });
+      return reply.redirectWithFlash(setupUrl(project), {
+        kind: 'notice',
+        text: `Client key ${key.public_key.slice(0, 13)}… was revoked.`,
+      });
     },
   );
 
