@@ -94,10 +94,11 @@ describe('Settings > Monitor and Monitor > Alerts in Chromium', { skip }, () => 
 
     // The same page switches error tracking on and shows the DSN to give an SDK.
     await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Settings', exact: true }).click()]);
-    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Enable error tracking' }).click()]);
+    await page.getByLabel('Active (integrated error tracking)').check();
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Save changes' }).click()]);
     assert.match((await page.textContent('.flash')) ?? '', /Error tracking is enabled/);
     assert.equal(await page.textContent('#error-tracking-state'), 'enabled');
-    const dsn = (await page.textContent('code.dsn')) ?? '';
+    const dsn = await page.getByLabel('DSN', { exact: true }).inputValue();
     assert.match(dsn, new RegExp(`^http://bset_[0-9a-f]{32}@127\\.0\\.0\\.1:\\d+/errortracking/api/v1/projects/\\d+$`));
     await shoot(page, 'settings-error-tracking', wide);
     assert.deepEqual(wide, []);
