@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TestApp } from '../test/helpers/app.js';
 import { TestBrowser } from '../test/helpers/auth-browser.js';
 import { issueTokens, registerApp, type TestClient } from '../test/helpers/oauth.js';
+import { seedAlerts } from './alerts-seed.js';
 import { seedErrors } from './errors-seed.js';
 
 export interface LoadRequest {
@@ -261,6 +262,25 @@ export const scenarios: Record<string, Scenario> = {
       };
     },
   },
+  'alerts-list-page': {
+    title: 'GET /<full_path>/-/alert_management alert list page (100,000 alerts)',
+    baseline: 'fastify-lookup',
+    target: { ratio: 0, p99: 30 },
+    seed: async (app) => {
+      const project = await api<{ id: number; path_with_namespace: string }>(app, 'POST', '/projects', {
+        name: `alerts-list-${Date.now()}`,
+      });
+      await seedAlerts(app, project.id, Number(process.env.BENCH_ALERTS ?? 100_000));
+      // Root (an administrator) reads the page through a session, as a browser does.
+      const root = await app.modules.identity.users.findByUsername('root');
+      if (!root) throw new Error('root is missing');
+      const session = await app.modules.identity.sessions.create(root.id, { ip: null, userAgent: null });
+      return {
+        method: 'GET',
+        path: `/${project.path_with_namespace}/-/alert_management`,
+        headers: { cookie: `_service_session=${session.secret}` },
+      };
+    },
   },
   'alerts-new': {
     title: 'POST generic alert, a new fingerprint each time',
