@@ -48,7 +48,7 @@ export async function withInstance<T>(ctx: CliContext, work: (instance: Instance
       throw new CliError(`the database has ${pending.length} pending migration(s) (${pending[0]?.name} …): run basalt migrate first`);
     }
     const { buildApp } = await import('../app.js');
-    app = await buildApp(config, { database, startJobs: false, logger: { level: 'warn', stream: process.stderr } });
+    app = await buildApp(config, { database, startJobs: false, routes: false, logger: { level: 'warn', stream: process.stderr } });
     return await work({ config, database, modules: app.modules });
   } finally {
     if (app) {
