@@ -42,3 +42,31 @@ export function auditAuthor(actor: Actor | ActorUser | null | undefined): { auth
 export function sudoDetails(actor: Actor | null | undefined): { impersonated_by?: string } {
   return actor?.sudoer ? { impersonated_by: actor.sudoer.username } : {};
 }
+
+/**
+ * The `audited` bus event of a change to something of a project (an alert integration, a
+ * client key, a setting): author from `by` (`system` without one), entity the project.
+ */
+export function projectAudit(
+  by: Actor | null | undefined,
+  project: { id: number; full_path: string },
+  eventName: string,
+  target: { type: string; id: number | null; details: string | null },
+  details: AuditEntry['details'],
+  at: number,
+): { type: 'audited'; entry: AuditEntry; at: number } {
+  const author = by ? auditAuthor(by) : { authorId: -1, authorName: 'system' };
+  const entry: AuditEntry = {
+    ...author,
+    entityType: 'Project',
+    entityId: project.id,
+    entityPath: project.full_path,
+    targetType: target.type,
+    targetId: target.id,
+    targetDetails: target.details,
+    eventName,
+    details: { ...details, ...sudoDetails(by) },
+    at,
+  };
+  return { type: 'audited', entry, at };
+}

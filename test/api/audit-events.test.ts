@@ -162,6 +162,78 @@ describe('audit events', () => {
     assert.equal((await named('member_destroyed', developer.user.id)).length, 1);
   });
 
+  it('records OAuth applications, alert integrations, client keys, project settings, storage moves and Sudo, none with a secret', async () => {
+    const app = await t.api('POST', '/applications', {
+      body: { name: 'audited app', redirect_uri: 'https://app.example/cb', scopes: 'api' },
+    });
+    assert.equal(app.statusCode, 201, app.body);
+    const { id: appId, secret } = app.json<{ id: number; secret: string }>();
+    const renewed = await t.api('POST', `/applications/${appId}/renew-secret`);
+    assert.equal(renewed.statusCode, 201, renewed.body);
+    assert.equal((await named('oauth_application_created', appId)).length, 1);
+    const [renewal] = await named('oauth_application_secret_renewed', appId);
+    assert.equal(renewal?.entity_type, 'Gitlab::Audit::InstanceScope');
+    assert.equal(renewal?.details.author_name, 'root');
+
+    const base = `/projects/${projectId}/alert_management/integrations`;
+    const integration = await t.api('POST', base, { token: owner.token, body: { name: 'audited hook', type: 'http' } });
+    assert.equal(integration.statusCode, 201, integration.body);
+    const { id: integrationId, token: alertKey } = integration.json<{ id: number; token: string }>();
+    const reset = await t.api('POST', `${base}/${integrationId}/reset_token`, { token: owner.token });
+    assert.equal(reset.statusCode, 200, reset.body);
+    assert.equal((await t.api('DELETE', `${base}/${integrationId}`, { token: owner.token })).statusCode, 204);
+    for (const name of ['alert_integration_created', 'alert_integration_token_reset', 'alert_integration_deleted']) {
+      const found = await named(name, integrationId);
+      assert.equal(found.length, 1, name);
+      assert.equal(found[0]?.entity_id, projectId);
+      assert.equal(found[0]?.author_id, owner.user.id);
+    }
+
+    const put = await t.api('PUT', `/projects/${projectId}/error_tracking/settings`, {
+      token: owner.token,
+      body: { active: true, integrated: true },
+    });
+    assert.equal(put.statusCode, 200, put.body);
+    const key = await t.api('POST', `/projects/${projectId}/error_tracking/client_keys`, { token: owner.token });
+    assert.equal(key.statusCode, 201, key.body);
+    const keyId = key.json<{ id: number }>().id;
+    assert.equal(
+      (await t.api('DELETE', `/projects/${projectId}/error_tracking/client_keys/${keyId}`, { token: owner.token })).statusCode,
+      200,
+    );
+    assert.equal((await named('error_tracking_settings_updated')).filter((e) => e.entity_id === projectId).length, 1);
+    assert.equal((await named('error_tracking_client_key_created', keyId)).length, 1);
+    assert.equal((await named('error_tracking_client_key_deleted', keyId)).length, 1);
+
+    const renamed = await t.api('PUT', `/projects/${projectId}`, {
+      token: owner.token,
+      body: { name: 'Renamed', description: 'not audited' },
+    });
+    assert.equal(renamed.statusCode, 200, renamed.body);
+    const [settings, ...others] = (await named('project_settings_updated')).filter((e) => e.entity_id === projectId);
+    assert.equal(others.length, 0);
+    assert.equal(settings?.details.name_to, 'Renamed');
+    assert.equal(settings?.details.description_to, undefined, 'a description is not a setting that matters');
+
+    const move = await t.api('POST', `/projects/${projectId}/repository_storage_moves`, { body: {} });
+    assert.equal(move.statusCode, 201, move.body);
+    const [scheduled] = await named('repository_storage_move_scheduled', projectId);
+    assert.equal(scheduled?.details.move_id, move.json<{ id: number }>().id);
+
+    // Sudo: recorded once per credential and user and hour, however many requests it makes.
+    for (let i = 0; i < 3; i += 1) {
+      assert.equal((await t.api('GET', '/user', { headers: { sudo: String(developer.user.id) } })).statusCode, 200);
+    }
+    const sudo = (await all()).filter((e) => e.event_name === 'sudo_used' && e.entity_id === developer.user.id);
+    assert.equal(sudo.length, 1);
+    assert.equal(sudo[0]?.details.author_name, 'root');
+
+    const text = JSON.stringify(await t.database.handle.db.selectFrom('audit_events').selectAll().execute());
+    for (const value of [secret, renewed.json<{ secret: string }>().secret, alertKey, reset.json<{ token: string }>().token]) {
+      assert.ok(!text.includes(value), 'no secret is stored');
+    }
+  });
+
   it('filters by entity and time, pages with the usual headers', async () => {
     const byProject = await all({ entity_type: 'Project', entity_id: String(projectId) });
     assert.ok(byProject.length >= 3);

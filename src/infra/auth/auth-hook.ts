@@ -63,6 +63,9 @@ export function createAuthHook(deps: AuthDeps) {
     if (policy.admin && !actor?.user.isAdmin) throw new ForbiddenError();
     request.actor = actor;
     if (found?.token) deps.resolvers.current.tokenUsed?.(found.token.kind, found.token.id);
+    if (actor && (actor.sudoer || actor.credential.kind === 'impersonation_token')) {
+      await deps.resolvers.current.privilegedUse?.(actor, request);
+    }
   };
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ActorUser, CredentialKind } from './actor.js';
+import type { Actor, ActorUser, CredentialKind } from './actor.js';
 
 /** A token found by a module's resolver, before the hook validates it (ATVS order). */
 export interface ResolvedToken {
@@ -45,6 +45,8 @@ export interface CredentialResolvers {
   revokedTokenReplayed?(kind: CredentialKind, id: number): Promise<void>;
   /** Marks a token used (`last_used_at`), off the hot path. */
   tokenUsed?(kind: CredentialKind, id: number): void;
+  /** A request acts through Sudo or an impersonation token (the audit trail records it). */
+  privilegedUse?(actor: Actor, request: FastifyRequest): Promise<void>;
 }
 
 export class ResolverRegistry {

@@ -58,7 +58,7 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
     },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-      const { row, token } = await integrations.create(project, request.body);
+      const { row, token } = await integrations.create(project, request.body, request.actor);
       return reply.code(201).send(mapIntegration(row, project, base, token));
     },
   );
@@ -89,7 +89,7 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
     },
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-      return mapIntegration(await integrations.update(project, request.params.integration_id, request.body), project, base);
+      return mapIntegration(await integrations.update(project, request.params.integration_id, request.body, request.actor), project, base);
     },
   );
 
@@ -101,7 +101,7 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
     },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-      await integrations.remove(project, request.params.integration_id);
+      await integrations.remove(project, request.params.integration_id, request.actor);
       return reply.code(204).send(null);
     },
   );
@@ -120,7 +120,7 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
     },
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-      const { row, token } = await integrations.resetToken(project, request.params.integration_id);
+      const { row, token } = await integrations.resetToken(project, request.params.integration_id, request.actor);
       return mapIntegration(row, project, base, token);
     },
   );

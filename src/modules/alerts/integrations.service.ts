@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Tier } from '../../config/index.js';
+import { projectAudit } from '../../infra/audit.js';
+import type { Actor } from '../../infra/auth/index.js';
+import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
+import type { Database, Executor } from '../../infra/db/index.js';
 import { TOKEN_PREFIX, constantTimeEqual, digestToken, generateToken } from '../../infra/crypto.js';
 import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '../../infra/errors/index.js';
 import type { Page } from '../../infra/http/index.js';
@@ -25,7 +29,32 @@ export class IntegrationsService {
     private readonly integrations: IntegrationsRepository,
     private readonly clock: Clock,
     private readonly tier: Tier,
+    private readonly db: Database,
+    private readonly bus: DomainEventBus,
   ) {}
+
+  /** `work` in a transaction that also publishes the change's audit event (about the project; never the key). */
+  private audited<T extends IntegrationRow | undefined>(
+    project: ProjectRow,
+    by: Actor | null | undefined,
+    eventName: string,
+    work: (repo: IntegrationsRepository) => Promise<T>,
+    target?: IntegrationRow,
+  ): Promise<T> {
+    return this.db.transaction().execute(async (trx: Executor) => {
+      const result = await work(this.integrations.on(trx));
+      const row = result ?? target;
+      if (row) {
+        const at = this.clock.now();
+        const subject = { type: 'AlertManagement::HttpIntegration', id: row.id, details: row.name };
+        await this.bus.publish(
+          projectAudit(by, project, eventName, subject, { integration_type: row.type, active: row.active === 1 }, at),
+          trx,
+        );
+      }
+      return result;
+    });
+  }
 
   /** Every integration of the project (the settings page shows them all). */
   list(project: ProjectRow): Promise<IntegrationRow[]> {
@@ -47,29 +76,31 @@ export class IntegrationsService {
     return this.integrations.findByIds([...new Set(ids)]).then((rows) => new Map(rows.map((r) => [r.id, r])));
   }
 
-  async create(project: ProjectRow, input: CreateIntegrationInput): Promise<WithKey> {
+  async create(project: ProjectRow, input: CreateIntegrationInput, by?: Actor | null): Promise<WithKey> {
     const type: IntegrationType = input.type ?? 'http';
     await this.checkTypeLimit(project, type, null);
     const example = input.payload_example ? parsePayloadExample(input.payload_example) : null;
     const mappings = this.mappingsFor(type, input.payload_attribute_mappings, example);
     const token = generateToken(TOKEN_PREFIX.alertKey);
-    const row = await this.integrations.insert({
-      projectId: project.id,
-      name: input.name,
-      type,
-      active: input.active ?? true,
-      // Reference A10: 16 hex characters, fixed for the integration's life.
-      endpointIdentifier: randomBytes(8).toString('hex'),
-      tokenDigest: digestToken(token),
-      payloadExample: example ? JSON.stringify(example) : null,
-      payloadAttributeMappings: mappings ? JSON.stringify(mappings) : null,
-      now: this.clock.now(),
-    });
+    const row = await this.audited(project, by, 'alert_integration_created', (repo) =>
+      repo.insert({
+        projectId: project.id,
+        name: input.name,
+        type,
+        active: input.active ?? true,
+        // Reference A10: 16 hex characters, fixed for the integration's life.
+        endpointIdentifier: randomBytes(8).toString('hex'),
+        tokenDigest: digestToken(token),
+        payloadExample: example ? JSON.stringify(example) : null,
+        payloadAttributeMappings: mappings ? JSON.stringify(mappings) : null,
+        now: this.clock.now(),
+      }),
+    );
     return { row, token };
   }
 
   /** Changing the sample clears the mapping unless a new mapping comes with it (SPEC "Alert receiver"). */
-  async update(project: ProjectRow, id: number, input: UpdateIntegrationInput): Promise<IntegrationRow> {
+  async update(project: ProjectRow, id: number, input: UpdateIntegrationInput, by?: Actor | null): Promise<IntegrationRow> {
     const row = await this.get(project, id);
     const changes: Partial<IntegrationRow> = { updated_at: this.clock.now() };
     if (input.name !== undefined) changes.name = input.name;
@@ -86,22 +117,33 @@ export class IntegrationsService {
       const mappings = this.mappingsFor(row.type, input.payload_attribute_mappings, example);
       changes.payload_attribute_mappings = mappings ? JSON.stringify(mappings) : null;
     }
-    const updated = await this.integrations.update(row.id, changes);
+    const updated = await this.audited(project, by, 'alert_integration_updated', (repo) => repo.update(row.id, changes));
     if (!updated) throw new NotFoundError('Integration');
     return updated;
   }
 
-  async resetToken(project: ProjectRow, id: number): Promise<WithKey> {
+  async resetToken(project: ProjectRow, id: number, by?: Actor | null): Promise<WithKey> {
     const row = await this.get(project, id);
     const token = generateToken(TOKEN_PREFIX.alertKey);
-    const updated = await this.integrations.update(row.id, { token_digest: digestToken(token), updated_at: this.clock.now() });
+    const updated = await this.audited(project, by, 'alert_integration_token_reset', (repo) =>
+      repo.update(row.id, { token_digest: digestToken(token), updated_at: this.clock.now() }),
+    );
     if (!updated) throw new NotFoundError('Integration');
     return { row: updated, token };
   }
 
-  async remove(project: ProjectRow, id: number): Promise<void> {
+  async remove(project: ProjectRow, id: number, by?: Actor | null): Promise<void> {
     const row = await this.get(project, id);
-    await this.integrations.delete(row.id);
+    await this.audited(
+      project,
+      by,
+      'alert_integration_deleted',
+      async (repo) => {
+        await repo.delete(row.id);
+        return undefined;
+      },
+      row,
+    );
   }
 
   /** The integration a notify URL names, whether or not it is active; undefined when none. */

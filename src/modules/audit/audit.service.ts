@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../../infra/audit.js';
+import type { Actor } from '../../infra/auth/index.js';
 import type { DomainEvent } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Executor } from '../../infra/db/index.js';
@@ -9,6 +10,13 @@ import type { AuditEventRow, AuditFilter, AuditRepository } from './audit.reposi
 
 const DAY_MS = 86_400_000;
 const RETENTION_BATCH = 1000;
+/**
+ * Sudo and impersonation-token use is recorded once per credential, acting user and hour in
+ * each process: a script acting through Sudo on every request would otherwise write a row per
+ * request. The map forgets everything when it reaches its cap, which costs a few more rows.
+ */
+const PRIVILEGED_USE_INTERVAL_MS = 3_600_000;
+const PRIVILEGED_USE_KEYS = 10_000;
 
 /** The events one list may show: every one (administrators) or one group's or project's. */
 export type AuditScope = { kind: 'instance' } | { kind: 'Group' | 'Project'; id: number };
@@ -19,6 +27,8 @@ export type AuditScope = { kind: 'instance' } | { kind: 'Group' | 'Project'; id:
  * exactly when the change does. Reading narrows each list to its scope before any filter.
  */
 export class AuditService {
+  private readonly privilegedUses = new Map<string, number>();
+
   constructor(
     private readonly events: AuditRepository,
     private readonly clock: Clock,
@@ -31,6 +41,36 @@ export class AuditService {
     if (event.type !== 'audited') return;
     await this.record(event.entry, executor);
   };
+
+  /**
+   * Sudo (`sudo_used`, by the administrator, about the user acted as) or an impersonation
+   * token (`impersonation_token_used`, about its user): no change to share a transaction with,
+   * so written on its own, at most once per credential, user and hour (see above).
+   */
+  async recordPrivilegedUse(actor: Actor, ip: string, route: string, write: (entry: AuditEntry) => Promise<void>): Promise<void> {
+    const now = this.clock.now();
+    const key = `${actor.credential.kind}:${actor.credential.id}:${actor.sudoer?.id ?? 0}:${actor.user.id}`;
+    const last = this.privilegedUses.get(key);
+    if (last !== undefined && now - last < PRIVILEGED_USE_INTERVAL_MS) return;
+    if (this.privilegedUses.size >= PRIVILEGED_USE_KEYS) this.privilegedUses.clear();
+    this.privilegedUses.set(key, now);
+    const sudo = actor.sudoer !== undefined;
+    const author = actor.sudoer ?? actor.user;
+    await write({
+      authorId: author.id,
+      authorName: author.username,
+      entityType: 'User',
+      entityId: actor.user.id,
+      entityPath: actor.user.username,
+      targetType: sudo ? 'User' : 'PersonalAccessToken',
+      targetId: sudo ? actor.user.id : actor.credential.id,
+      targetDetails: sudo ? actor.user.username : null,
+      eventName: sudo ? 'sudo_used' : 'impersonation_token_used',
+      details: { credential: actor.credential.kind, first_route: route },
+      ipAddress: ip,
+      at: now,
+    });
+  }
 
   async record(entry: AuditEntry, executor: Executor): Promise<void> {
     await this.events.on(executor).insert(entry);

@@ -20,6 +20,13 @@ export function createAuditModule(platform: Platform, deps: AuditModuleDeps): Au
   const { db, clock, config, jobs, bus } = platform;
   const audit = new AuditService(new AuditRepository(db), clock, platform.metrics, config.auditEventsRetentionDays);
   bus.subscribe(audit.handle);
+  // Sudo and impersonation use change nothing to share a transaction with: written in their own.
+  platform.resolvers.register({
+    privilegedUse: (actor, request) =>
+      audit.recordPrivilegedUse(actor, request.ip, `${request.method} ${request.routeOptions.url ?? ''}`, (entry) =>
+        db.transaction().execute((trx) => audit.record(entry, trx)),
+      ),
+  });
   const retention = registerAuditRetention(db, jobs, clock, audit);
   return {
     audit,

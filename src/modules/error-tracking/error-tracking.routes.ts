@@ -55,7 +55,7 @@ export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
       const { active, integrated } = merged(request.query, request.body);
       const missing = [...(active === undefined ? ['active'] : []), ...(integrated === undefined ? ['integrated'] : [])];
       if (active === undefined || integrated === undefined) throw new MissingAttributeError(missing);
-      return mapSettings(await settings.put(project.id, { active, integrated }));
+      return mapSettings(await settings.put(project.id, { active, integrated }, { by: request.actor, project }));
     },
   );
 
@@ -77,7 +77,7 @@ export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
       const { active, integrated } = merged(request.query, request.body);
       if (active === undefined) throw new MissingAttributeError(['active']);
-      return mapSettings(await settings.patch(project.id, { active, integrated }));
+      return mapSettings(await settings.patch(project.id, { active, integrated }, { by: request.actor, project }));
     },
   );
 
@@ -110,7 +110,7 @@ export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     },
     async (request, reply) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-      return reply.code(201).send(mapClientKey(await settings.createKey(project.id), base));
+      return reply.code(201).send(mapClientKey(await settings.createKey(project.id, { by: request.actor, project }), base));
     },
   );
 
@@ -123,7 +123,7 @@ export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     },
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-      return mapClientKey(await settings.deleteKey(project.id, request.params.key_id), base);
+      return mapClientKey(await settings.deleteKey(project.id, request.params.key_id, { by: request.actor, project }), base);
     },
   );
 }

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { projectAudit } from '../../infra/audit.js';
+import type { Actor } from '../../infra/auth/index.js';
+import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { EpochCache, flag, type Database, type Executor } from '../../infra/db/index.js';
 import { NotFoundError, ValidationError } from '../../infra/errors/index.js';
@@ -23,6 +26,12 @@ export function trackerDsn(externalUrl: string, publicKey: string, projectId: nu
   return `${url.protocol}//${publicKey}@${url.host}${prefix}/errortracking/api/v1/projects/${projectId}`;
 }
 
+/** Who changes a project's error tracking, and the project, for the audit trail. */
+export interface SettingsAudit {
+  by: Actor | null | undefined;
+  project: { id: number; full_path: string };
+}
+
 /** A grant that lets its key send: an active key of an active, integrated setting. */
 const admits = (grant: IngestionGrant | undefined): boolean =>
   grant !== undefined && grant.active === 1 && grant.integrated === 1 && grant.key_active === 1;
@@ -45,6 +54,7 @@ export class SettingsService {
     private readonly clock: Clock,
     /** Whether the project exists and is not scheduled for deletion (the projects module's answer). */
     private readonly projectLive: (projectId: number) => Promise<boolean>,
+    private readonly bus?: DomainEventBus,
   ) {
     this.grants = new EpochCache({ db, epochs: ['error-tracking', 'projects'], clock, ttlMs: 10_000, maxEntries: 10_000 });
   }
@@ -61,7 +71,7 @@ export class SettingsService {
   }
 
   /** PATCH: the setting must exist; `integrated` keeps its value when not given. */
-  async patch(projectId: number, input: SettingsInput): Promise<SettingsRow> {
+  async patch(projectId: number, input: SettingsInput, audit?: SettingsAudit): Promise<SettingsRow> {
     return this.db.transaction().execute(async (trx) => {
       const repo = this.repo.on(trx);
       const current = await repo.find(projectId);
@@ -70,12 +80,13 @@ export class SettingsService {
       checkSetting(input.active, integrated);
       const row = await repo.update(projectId, { active: flag(input.active), integrated: flag(integrated) }, this.clock.now());
       await this.ensureKey(trx, row);
+      await this.audited(trx, audit, 'error_tracking_settings_updated', { type: 'ErrorTrackingSetting', id: null, details: null }, row);
       return row;
     });
   }
 
   /** PUT: creates the setting when missing (reference B1). */
-  async put(projectId: number, input: Required<SettingsInput>): Promise<SettingsRow> {
+  async put(projectId: number, input: Required<SettingsInput>, audit?: SettingsAudit): Promise<SettingsRow> {
     checkSetting(input.active, input.integrated);
     return this.db.transaction().execute(async (trx) => {
       const repo = this.repo.on(trx);
@@ -86,6 +97,7 @@ export class SettingsService {
         ? await repo.update(projectId, values, now)
         : await repo.insert({ project_id: projectId, ...values, created_at: now, updated_at: now });
       await this.ensureKey(trx, row);
+      await this.audited(trx, audit, 'error_tracking_settings_updated', { type: 'ErrorTrackingSetting', id: null, details: null }, row);
       return row;
     });
   }
@@ -94,15 +106,35 @@ export class SettingsService {
     return { rows: await this.repo.listKeys(projectId, limit, offset), total: await this.repo.countKeys(projectId) };
   }
 
-  createKey(projectId: number): Promise<ClientKeyRow> {
-    return this.repo.insertKey(projectId, newPublicKey(), this.clock.now());
+  createKey(projectId: number, audit?: SettingsAudit): Promise<ClientKeyRow> {
+    return this.db.transaction().execute(async (trx) => {
+      const key = await this.repo.on(trx).insertKey(projectId, newPublicKey(), this.clock.now());
+      await this.audited(trx, audit, 'error_tracking_client_key_created', { type: 'ErrorTrackingClientKey', id: key.id, details: null });
+      return key;
+    });
   }
 
-  async deleteKey(projectId: number, keyId: number): Promise<ClientKeyRow> {
+  async deleteKey(projectId: number, keyId: number, audit?: SettingsAudit): Promise<ClientKeyRow> {
     const key = await this.repo.findKey(projectId, keyId);
     if (!key) throw new NotFoundError('Client Key');
-    await this.repo.deleteKey(key.id);
+    await this.db.transaction().execute(async (trx) => {
+      await this.repo.on(trx).deleteKey(key.id);
+      await this.audited(trx, audit, 'error_tracking_client_key_deleted', { type: 'ErrorTrackingClientKey', id: key.id, details: null });
+    });
     return key;
+  }
+
+  /** Publishes a change for the audit trail (the setting's flags; a key's id, never the key). */
+  private async audited(
+    trx: Executor,
+    audit: SettingsAudit | undefined,
+    eventName: string,
+    target: { type: string; id: number | null; details: string | null },
+    setting?: SettingsRow,
+  ): Promise<void> {
+    if (!audit || !this.bus) return;
+    const details: Record<string, boolean> = setting ? { active: setting.active === 1, integrated: setting.integrated === 1 } : {};
+    await this.bus.publish(projectAudit(audit.by, audit.project, eventName, target, details, this.clock.now()), trx);
   }
 
   /** Whether `publicKey` may send events to the project now; the refusal reason otherwise. */

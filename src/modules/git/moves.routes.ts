@@ -150,7 +150,7 @@ export function movesRoutes(app: ApiApp, deps: MovesRouteDeps): void {
       },
       async (request, reply) => {
         const id = await containerId(kind, request, request.params.id);
-        const move = await moves.schedule(kind, id, request.body.destination_storage_name);
+        const move = await moves.schedule(kind, id, request.body.destination_storage_name, request.actor);
         return reply.code(201).send(await presenter.present(move));
       },
     );

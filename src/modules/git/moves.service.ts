@@ -1,3 +1,5 @@
+import { INSTANCE_SCOPE, auditAuthor, sudoDetails, type AuditEntry } from '../../infra/audit.js';
+import type { Actor } from '../../infra/auth/index.js';
 import { isUniqueViolation } from '../../infra/db/index.js';
 import { NotFoundError, NotFoundMessageError, ValidationError } from '../../infra/errors/index.js';
 import type { Platform } from '../../infra/platform.js';
@@ -51,7 +53,7 @@ export class MovesService {
   }
 
   /** A single move: 201 with state `scheduled`, or 400 with the model's errors. */
-  async schedule(kind: MoveContainerKind, containerId: number, destination: string | undefined): Promise<MoveRow> {
+  async schedule(kind: MoveContainerKind, containerId: number, destination: string | undefined, by?: Actor | null): Promise<MoveRow> {
     const container = await this.containers.find(kind, containerId);
     if (!container) throw new NotFoundError(THING[kind]);
     const target = destination ?? this.defaultDestination(container.storage);
@@ -69,6 +71,7 @@ export class MovesService {
           .on(trx)
           .insertMove({ kind, containerId, state: 'scheduled', source: container.storage, destination: target, now: clock.now() });
         await jobs.enqueue(trx, MOVE_JOB, { moveId: row.id });
+        await this.platform.bus.publish(moveAudit(by, row, clock.now()), trx);
         return row;
       });
     } catch (error) {
@@ -138,4 +141,31 @@ export class MovesService {
       after = last.group_id;
     }
   }
+}
+
+const MOVED_TYPE: Record<MoveContainerKind, string> = { project: 'Project', snippet: 'Snippet', group: 'Group' };
+
+/**
+ * A scheduled move in the audit trail: an instance event (moves are the administrators'),
+ * naming the container moved and the two storages. A bulk move's are authored by `system`.
+ */
+function moveAudit(by: Actor | null | undefined, move: MoveRow, at: number): { type: 'audited'; entry: AuditEntry; at: number } {
+  const entry: AuditEntry = {
+    ...(by ? auditAuthor(by) : { authorId: -1, authorName: 'system' }),
+    entityType: INSTANCE_SCOPE,
+    entityId: 1,
+    entityPath: null,
+    targetType: MOVED_TYPE[move.container_kind],
+    targetId: move.container_id,
+    targetDetails: `${move.container_kind} ${move.container_id}`,
+    eventName: 'repository_storage_move_scheduled',
+    details: {
+      move_id: move.id,
+      source_storage_name: move.source_storage_name,
+      destination_storage_name: move.destination_storage_name,
+      ...sudoDetails(by),
+    },
+    at,
+  };
+  return { type: 'audited', entry, at };
 }

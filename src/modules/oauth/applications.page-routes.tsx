@@ -72,7 +72,11 @@ interface AreaRoutes {
 
 function applicationPagesIn(web: ApiApp, applications: ApplicationsService, area: ApplicationsArea, routes: AreaRoutes): void {
   const owner = routes.owner;
-  const registrant = (request: FastifyRequest) => ({ ownerId: owner(request), isAdmin: request.page.actor!.user.isAdmin });
+  const registrant = (request: FastifyRequest) => ({
+    ownerId: owner(request),
+    isAdmin: request.page.actor!.user.isAdmin,
+    by: request.page.actor,
+  });
   const ownApplications = async (request: FastifyRequest) => {
     const ownerId = owner(request);
     // The admin's list is the applications nobody owns; list(null) gives every application.
@@ -169,12 +173,12 @@ function applicationPagesIn(web: ApiApp, applications: ApplicationsService, area
     );
 
     web.post(`${base}/:id/renew`, action, async (request, reply) =>
-      reveal(request, reply, await applications.renewSecret(idOf(request), owner(request))),
+      reveal(request, reply, await applications.renewSecret(idOf(request), owner(request), request.page.actor)),
     );
 
     web.post(`${base}/:id/delete`, action, async (request, reply) => {
       const application = await applications.get(idOf(request), owner(request));
-      await applications.remove(application.id, owner(request));
+      await applications.remove(application.id, owner(request), request.page.actor);
       return reply.redirectWithFlash(area.base, { kind: 'notice', text: `Application ${application.name} was deleted.` });
     });
 
@@ -183,7 +187,7 @@ function applicationPagesIn(web: ApiApp, applications: ApplicationsService, area
       const { user } = request.page.actor!;
       const authorized = (await applications.authorizations(user.id)).find((a) => a.application.id === idOf(request));
       // Revoking also ends codes and device grants not yet redeemed, which the list does not show.
-      await applications.revokeAuthorization(user.id, idOf(request));
+      await applications.revokeAuthorization(user.id, idOf(request), request.page.actor);
       const name = authorized?.application.name ?? 'the application';
       return reply.redirectWithFlash(area.base, { kind: 'notice', text: `Access of ${name} to your account was revoked.` });
     });

@@ -47,7 +47,10 @@ export function applicationsApiRoutes(app: ApiApp, applications: ApplicationsSer
     },
     async (request, reply) => {
       const { name, redirect_uri, scopes, confidential } = request.body;
-      const created = await applications.create({ name, redirectUri: redirect_uri, scopes, confidential: confidential ?? true }, admin);
+      const created = await applications.create(
+        { name, redirectUri: redirect_uri, scopes, confidential: confidential ?? true },
+        { ...admin, by: request.actor },
+      );
       return reply.code(201).send(mapApplicationWithSecret(created.application, created.secret));
     },
   );
@@ -64,7 +67,7 @@ export function applicationsApiRoutes(app: ApiApp, applications: ApplicationsSer
       config: ADMIN,
     },
     async (request, reply) => {
-      await applications.remove(request.params.id, null);
+      await applications.remove(request.params.id, null, request.actor);
       return reply.code(204).send(null);
     },
   );
@@ -82,7 +85,7 @@ export function applicationsApiRoutes(app: ApiApp, applications: ApplicationsSer
       config: ADMIN_SECRET,
     },
     async (request, reply) => {
-      const renewed = await applications.renewSecret(request.params.id, null);
+      const renewed = await applications.renewSecret(request.params.id, null, request.actor);
       return reply.code(201).send(mapApplicationWithSecret(renewed.application, renewed.secret));
     },
   );

@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { INSTANCE_SCOPE, auditAuthor, sudoDetails, type AuditEntry } from '../../infra/audit.js';
+import type { Actor } from '../../infra/auth/index.js';
+import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
+import type { Database, Executor } from '../../infra/db/index.js';
 import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js';
 import { NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
 import { OAUTH_DEFAULTS } from './oauth.defaults.js';
@@ -19,6 +23,8 @@ export interface Registrant {
   /** `null` for instance-wide applications created through the admin API. */
   ownerId: number | null;
   isAdmin: boolean;
+  /** Who acts, for the audit trail. */
+  by?: Actor | null;
 }
 
 export interface ApplicationWithSecret {
@@ -35,20 +41,46 @@ export class ApplicationsService {
   constructor(
     private readonly storage: OAuthStorage,
     private readonly clock: Clock,
+    private readonly db: Database,
+    private readonly bus: DomainEventBus,
   ) {}
+
+  /**
+   * `work` on the storage in a transaction that also holds the change's audit event (named
+   * `eventName`, about the application `work` answers; nothing is published when it answers none).
+   */
+  private audited<T>(
+    by: Actor | null | undefined,
+    eventName: string,
+    work: (storage: OAuthStorage) => Promise<T>,
+    applicationOf: (result: T) => ApplicationRow | undefined,
+  ): Promise<T> {
+    return this.db.transaction().execute(async (trx: Executor) => {
+      const result = await work(this.storage.on(trx));
+      const application = applicationOf(result);
+      if (application) await this.bus.publish(auditedApplication(by, eventName, application, this.clock.now()), trx);
+      return result;
+    });
+  }
 
   async create(input: ApplicationInput, registrant: Registrant): Promise<ApplicationWithSecret> {
     const fields = this.validate(input, registrant);
     const secret = generateToken(TOKEN_PREFIX.clientSecret, OAUTH_DEFAULTS.secretBytes);
     const now = this.clock.now();
-    const application = await this.storage.insertApplication({
-      uid: randomBytes(32).toString('hex'),
-      ...fields,
-      secret_digest: digestToken(secret),
-      owner_id: registrant.ownerId,
-      created_at: now,
-      updated_at: now,
-    });
+    const application = await this.audited(
+      registrant.by,
+      'oauth_application_created',
+      (storage) =>
+        storage.insertApplication({
+          uid: randomBytes(32).toString('hex'),
+          ...fields,
+          secret_digest: digestToken(secret),
+          owner_id: registrant.ownerId,
+          created_at: now,
+          updated_at: now,
+        }),
+      (row) => row,
+    );
     return { application, secret };
   }
 
@@ -58,7 +90,13 @@ export class ApplicationsService {
    */
   async update(id: number, input: ApplicationInput, registrant: Registrant): Promise<ApplicationRow> {
     await this.owned(id, registrant.ownerId);
-    const application = await this.storage.updateApplication(id, this.validate(input, registrant), this.clock.now());
+    const changes = this.validate(input, registrant);
+    const application = await this.audited(
+      registrant.by,
+      'oauth_application_updated',
+      (storage) => storage.updateApplication(id, changes, this.clock.now()),
+      (row) => row,
+    );
     if (!application) throw new NotFoundError('Application');
     return application;
   }
@@ -77,8 +115,14 @@ export class ApplicationsService {
    * Revokes what the user's consent to one application still grants: its tokens, unexchanged
    * codes and approved device grants. Its next authorization request asks for consent again.
    */
-  async revokeAuthorization(userId: number, applicationId: number): Promise<void> {
-    await this.storage.endApplicationAccess(userId, applicationId, this.clock.now());
+  async revokeAuthorization(userId: number, applicationId: number, by?: Actor | null): Promise<void> {
+    const application = await this.storage.findApplicationById(applicationId);
+    await this.audited(
+      by,
+      'oauth_authorization_revoked',
+      (storage) => storage.endApplicationAccess(userId, applicationId, this.clock.now()),
+      () => application,
+    );
   }
 
   private validate(input: ApplicationInput, registrant: Registrant): ApplicationChanges {
@@ -108,15 +152,25 @@ export class ApplicationsService {
   }
 
   /** Deleting an application cascades to its codes, tokens and device grants. */
-  async remove(id: number, ownerId: number | null): Promise<void> {
-    await this.owned(id, ownerId);
-    await this.storage.deleteApplication(id);
+  async remove(id: number, ownerId: number | null, by?: Actor | null): Promise<void> {
+    const application = await this.owned(id, ownerId);
+    await this.audited(
+      by,
+      'oauth_application_deleted',
+      (storage) => storage.deleteApplication(id),
+      (deleted) => (deleted ? application : undefined),
+    );
   }
 
-  async renewSecret(id: number, ownerId: number | null): Promise<ApplicationWithSecret> {
+  async renewSecret(id: number, ownerId: number | null, by?: Actor | null): Promise<ApplicationWithSecret> {
     await this.owned(id, ownerId);
     const secret = generateToken(TOKEN_PREFIX.clientSecret, OAUTH_DEFAULTS.secretBytes);
-    const application = await this.storage.setApplicationSecret(id, digestToken(secret), this.clock.now());
+    const application = await this.audited(
+      by,
+      'oauth_application_secret_renewed',
+      (storage) => storage.setApplicationSecret(id, digestToken(secret), this.clock.now()),
+      (row) => row,
+    );
     if (!application) throw new NotFoundError('Application');
     return { application, secret };
   }
@@ -127,4 +181,26 @@ export class ApplicationsService {
     if (!application || (ownerId !== null && application.owner_id !== ownerId)) throw new NotFoundError('Application');
     return application;
   }
+}
+
+/**
+ * An application's audit event: about its owner (a user), or the instance for instance-wide
+ * applications; it names the application, never its secret.
+ */
+function auditedApplication(by: Actor | null | undefined, eventName: string, application: ApplicationRow, at: number) {
+  const author = by ? auditAuthor(by) : { authorId: -1, authorName: 'system' };
+  const owner = application.owner_id;
+  const entry: AuditEntry = {
+    ...author,
+    entityType: owner === null ? INSTANCE_SCOPE : 'User',
+    entityId: owner ?? 1,
+    entityPath: owner === null ? null : owner === author.authorId ? author.authorName : null,
+    targetType: 'Doorkeeper::Application',
+    targetId: application.id,
+    targetDetails: application.name,
+    eventName,
+    details: { scopes: application.scopes.split(' '), confidential: application.confidential === 1, ...sudoDetails(by) },
+    at,
+  };
+  return { type: 'audited' as const, entry, at };
 }

@@ -47,8 +47,8 @@ export function createOAuthModule(platform: Platform, deps: OAuthModuleDeps): OA
   const { config, clock } = platform;
   const issuer = config.externalUrl;
   const storage = new OAuthRepository(platform.db, platform.database.transact);
-  const tokens = new OAuthTokens(storage, clock, platform.db);
-  const applications = new ApplicationsService(storage, clock);
+  const tokens = new OAuthTokens(storage, clock, platform.db, platform.bus);
+  const applications = new ApplicationsService(storage, clock, platform.db, platform.bus);
   const keys = new SigningKeys(storage, clock, config.secretKeyBase, issuer);
   const oidc = new OidcService(deps.identity.users, keys, issuer);
   const authorize = new AuthorizeService(storage, clock, issuer, config.secretKeyBase);

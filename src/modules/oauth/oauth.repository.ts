@@ -98,8 +98,8 @@ export class OAuthRepository extends Repository implements OAuthStorage {
     super(db);
   }
 
-  async transaction<T>(work: (storage: OAuthStorage) => Promise<T>): Promise<T> {
-    return this.atomically(work);
+  async transaction<T>(work: (storage: OAuthStorage, executor: Executor) => Promise<T>): Promise<T> {
+    return this.atomically((repo) => work(repo, repo.db));
   }
 
   /**

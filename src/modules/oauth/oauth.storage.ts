@@ -80,7 +80,8 @@ export type NewSigningKey = Omit<SigningKeyRow, 'id'>;
  * says who won, on SQLite and PostgreSQL.
  */
 export interface OAuthStorage {
-  transaction<T>(work: (storage: OAuthStorage) => Promise<T>): Promise<T>;
+  /** `work` in one transaction; `executor` is that transaction, for bus events published with the change. */
+  transaction<T>(work: (storage: OAuthStorage, executor: Executor) => Promise<T>): Promise<T>;
 
   insertApplication(app: NewApplication): Promise<ApplicationRow>;
   findApplicationByUid(uid: string): Promise<ApplicationRow | undefined>;

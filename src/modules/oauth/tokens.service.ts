@@ -1,3 +1,5 @@
+import type { AuditEntry } from '../../infra/audit.js';
+import type { DomainEventBus } from '../../infra/bus.js';
 import type { ResolvedToken } from '../../infra/auth/index.js';
 import type { Clock } from '../../infra/clock.js';
 import { EpochCache, type Executor } from '../../infra/db/index.js';
@@ -57,6 +59,7 @@ export class OAuthTokens {
     private readonly storage: OAuthStorage,
     private readonly clock: Clock,
     db: Executor,
+    private readonly bus?: DomainEventBus,
   ) {
     this.found = new EpochCache({ db, epochs: ['credentials'], clock, ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX });
   }
@@ -176,8 +179,25 @@ export class OAuthTokens {
       throw new UnauthorizedClientError('You are not authorized to revoke this token', 403);
     }
     const now = this.clock.now();
-    if (presented.kind === 'refresh') await this.storage.revokeFamily(token.family, now);
-    else await this.storage.revokeToken(token.id, now);
+    await this.storage.transaction(async (storage, executor) => {
+      if (presented.kind === 'refresh') await storage.revokeFamily(token.family, now);
+      else await storage.revokeToken(token.id, now);
+      // The client revokes (RFC 7009): the event is the token's user's, authored by no person.
+      const entry: AuditEntry = {
+        authorId: -1,
+        authorName: 'OAuth application',
+        entityType: 'User',
+        entityId: token.user_id,
+        entityPath: null,
+        targetType: 'Doorkeeper::AccessToken',
+        targetId: token.id,
+        targetDetails: null,
+        eventName: 'oauth_access_token_revoked',
+        details: { application_id: application.id, client_id: application.uid, token_type_hint: presented.kind },
+        at: now,
+      };
+      await this.bus?.publish({ type: 'audited', entry, at: now }, executor);
+    });
   }
 
   /**

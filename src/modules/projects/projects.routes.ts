@@ -85,7 +85,7 @@ export function projectsRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
     async (request) => {
       const changesPath = request.body.path !== undefined || request.body.visibility !== undefined;
       const { project, level } = await lookup.project(request, request.params.id, changesPath ? AccessLevel.OWNER : AccessLevel.MAINTAINER);
-      return present(await projects.update(project, request.body), request.actor, level);
+      return present(await projects.update(project, request.body, request.actor), request.actor, level);
     },
   );
 

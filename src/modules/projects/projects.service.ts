@@ -1,3 +1,4 @@
+import { projectAudit } from '../../infra/audit.js';
 import type { Actor } from '../../infra/auth/index.js';
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
@@ -131,7 +132,7 @@ export class ProjectsService {
     }
   }
 
-  async update(project: ProjectRow, input: UpdateProjectInput): Promise<ProjectRow> {
+  async update(project: ProjectRow, input: UpdateProjectInput, by?: Actor | null): Promise<ProjectRow> {
     checkNameAndPath(input.name, input.path, false);
     const namespace = await this.namespaces.findByIdIncludingDeleted(project.namespace_id);
     if (input.visibility && namespace?.kind === 'group') checkVisibilityWithin(input.visibility, namespace.visibility);
@@ -156,12 +157,30 @@ export class ProjectsService {
           ...(input.default_branch !== undefined ? { default_branch: input.default_branch } : {}),
         });
         if (!updated) throw new NotFoundError('Project');
+        await this.auditSettings(trx, project, updated, by, now);
         return updated;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictError('Project path has already been taken');
       throw error;
     }
+  }
+
+  /**
+   * The settings that matter to the audit trail (visibility, path, name, default branch): one
+   * `project_settings_updated` event listing each change as `from`/`to`, none when nothing did.
+   */
+  private async auditSettings(trx: Executor, before: ProjectRow, after: ProjectRow, by: Actor | null | undefined, at: number) {
+    const changes: Record<string, string> = {};
+    for (const key of ['visibility', 'full_path', 'name', 'default_branch'] as const) {
+      if (before[key] !== after[key]) {
+        changes[`${key}_from`] = String(before[key] ?? '');
+        changes[`${key}_to`] = String(after[key] ?? '');
+      }
+    }
+    if (Object.keys(changes).length === 0) return;
+    const event = projectAudit(by, after, 'project_settings_updated', { type: 'Project', id: after.id, details: after.name }, changes, at);
+    await this.bus.publish(event, trx);
   }
 
   /** Hidden at once; the job worker removes rows and repositories (DELETE answers 202). */
