@@ -121,7 +121,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     redis ? new RedisCounterStore(redis, clock, `${config.redisPrefix}rl:`) : new MemoryCounterStore(clock),
     clock,
   );
-  const outbox = new Outbox(database.db, database.dialect, clock, app.log, { host: new URL(config.externalUrl).hostname });
+  const outbox = new Outbox(database.db, database.dialect, clock, app.log, {
+    host: new URL(config.externalUrl).hostname,
+    leaseMs: config.outboxLeaseSeconds * 1000,
+  });
   const domainMetrics = new DomainMetricsRegistry();
   const platform: Platform = {
     config,

@@ -95,6 +95,8 @@ export interface Config {
   readonly monitoringAllowlist: readonly string[];
   /** Outgoing mail; `null` (SMTP_URL unset) sends nothing (src/config/mail.ts). */
   readonly mail: MailConfig | null;
+  /** Seconds an outbox item being sent is held by its process before another may retry it (renewed while in flight). */
+  readonly outboxLeaseSeconds: number;
   /** Whether webhooks may reach loopback, private and link-local addresses (the established product's setting; off). */
   readonly webhookAllowLocalNetwork: boolean;
 }
@@ -354,6 +356,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const sessionMaxLifetimeDays = parseInteger(env, 'SESSION_MAX_LIFETIME_DAYS', 30, 1, 3650, problems);
   const webhookAllowLocalNetwork = parseBoolean(env, 'WEBHOOK_ALLOW_LOCAL_NETWORK', false, problems);
   const mail = parseMail(env, problems);
+  const outboxLeaseSeconds = parseInteger(env, 'OUTBOX_LEASE_SECONDS', 30, 1, 3600, problems);
   const monitoringAllowlist = parseMonitoringAllowlist(env.MONITORING_ALLOWLIST ?? DEFAULT_MONITORING_ALLOWLIST, problems);
   const logLevel = parseChoice(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', problems);
   let secretKeyBase = env.SECRET_KEY_BASE || '';
@@ -402,6 +405,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     sessionMaxLifetimeDays,
     monitoringAllowlist: Object.freeze(monitoringAllowlist),
     mail,
+    outboxLeaseSeconds,
     webhookAllowLocalNetwork,
     ...overrides,
   });

@@ -37,7 +37,7 @@ export interface EnqueueOptions {
 export interface OutboxOptions {
   /** Items sent at once by one process. */
   concurrency?: number;
-  /** How long a claimed item is held before another process may take it over. */
+  /** How long a claimed item is held before another process may take it over (renewed while it is in flight). */
   leaseMs?: number;
   /** How often the loop looks for due items when nothing pokes it. */
   pollMs?: number;
@@ -98,7 +98,7 @@ export class Outbox {
     options: OutboxOptions = {},
   ) {
     this.concurrency = options.concurrency ?? 16;
-    this.leaseMs = options.leaseMs ?? 120_000;
+    this.leaseMs = options.leaseMs ?? 30_000;
     this.pollMs = options.pollMs ?? 1_000;
     this.retentionMs = options.retentionMs ?? 7 * 86_400_000;
     this.host = options.host ?? 'basalt.local';
@@ -173,27 +173,50 @@ export class Outbox {
     let done = 0;
     const inFlight = new Set<Promise<void>>();
     let exhausted = false;
-    while (done < limit) {
-      const room = Math.min(this.concurrency - inFlight.size, limit - done);
-      if (room > 0 && !exhausted) {
-        const batch = await this.claim(room);
-        if (batch.length === 0) exhausted = true;
-        for (const row of batch) {
-          done += 1;
-          const task: Promise<void> = this.deliver(row)
-            .catch((error: unknown) => this.log.error({ err: error, outbox: row.id }, 'outbox delivery failed'))
-            .finally(() => inFlight.delete(task));
-          inFlight.add(task);
+    // Items in flight keep their lease while a slow server takes its time; only a process that
+    // died stops renewing, so its items are taken over a lease later.
+    const renew = setInterval(
+      () => {
+        if (inFlight.size > 0) this.renewLeases().catch((error: unknown) => this.log.warn({ err: error }, 'outbox lease renewal failed'));
+      },
+      Math.max(100, Math.floor(this.leaseMs / 3)),
+    );
+    renew.unref();
+    try {
+      while (done < limit) {
+        const room = Math.min(this.concurrency - inFlight.size, limit - done);
+        if (room > 0 && !exhausted) {
+          const batch = await this.claim(room);
+          if (batch.length === 0) exhausted = true;
+          for (const row of batch) {
+            done += 1;
+            const task: Promise<void> = this.deliver(row)
+              .catch((error: unknown) => this.log.error({ err: error, outbox: row.id }, 'outbox delivery failed'))
+              .finally(() => inFlight.delete(task));
+            inFlight.add(task);
+          }
+          if (batch.length > 0) continue;
         }
-        if (batch.length > 0) continue;
+        if (inFlight.size === 0) break;
+        // Wait for one to finish, then claim more: items keep flowing while slow ones wait.
+        await Promise.race(inFlight);
+        exhausted = false;
       }
-      if (inFlight.size === 0) break;
-      // Wait for one to finish, then claim more: items keep flowing while slow ones wait.
-      await Promise.race(inFlight);
-      exhausted = false;
+      await Promise.all(inFlight);
+    } finally {
+      clearInterval(renew);
     }
-    await Promise.all(inFlight);
     return done;
+  }
+
+  private async renewLeases(): Promise<void> {
+    const now = this.clock.now();
+    await this.db
+      .updateTable('outbox')
+      .set({ lease_until: now + this.leaseMs })
+      .where('state', '=', 'sending')
+      .where('lease_owner', '=', this.workerId)
+      .execute();
   }
 
   private poke(): void {
