@@ -57,6 +57,9 @@ export const EXPECTED: Record<string, Rule> = {
   'PUT /groups/{id}/hooks/{hook_id}': R('owner'),
   'DELETE /groups/{id}/hooks/{hook_id}': R('owner'),
   'POST /groups/{id}/hooks/{hook_id}/test/{trigger}': R('owner'),
+  // Audit events: the group's or project's Maintainers and Owners (issue 24).
+  'GET /groups/{id}/audit_events': R('maintainer'),
+  'GET /groups/{id}/audit_events/{audit_event_id}': R('maintainer'),
   // projects
   'GET /projects/{id}': READ,
   'PUT /projects/{id}': R('maintainer'),
@@ -112,6 +115,8 @@ export const EXPECTED: Record<string, Rule> = {
   'GET /projects/{id}/alert_management/settings': R('maintainer'),
   'PUT /projects/{id}/alert_management/settings': R('maintainer'),
   // webhooks
+  'GET /projects/{id}/audit_events': R('maintainer'),
+  'GET /projects/{id}/audit_events/{audit_event_id}': R('maintainer'),
   'GET /projects/{id}/hooks': R('maintainer'),
   'POST /projects/{id}/hooks': R('maintainer'),
   'GET /projects/{id}/hooks/{hook_id}': R('maintainer'),
@@ -266,6 +271,11 @@ describe('authorization matrix: every project and group route, every kind of cal
     ok(projectHook, 201);
     const groupHook = await t.api('POST', `/groups/${group.id}/hooks`, { body: { url: 'http://203.0.113.10/fixture' } });
     ok(groupHook, 201);
+    // The fixtures above were audited (the access tokens): one event of each container.
+    const projectEvents = await t.api('GET', `/projects/${project.id}/audit_events`);
+    ok(projectEvents, 200);
+    const groupEvents = await t.api('GET', `/groups/${group.id}/audit_events`);
+    ok(groupEvents, 200);
     return {
       visibility,
       groupId: group.id,
@@ -285,6 +295,7 @@ describe('authorization matrix: every project and group route, every kind of cal
         error_id: errors.json()[0].id,
         repository_storage_move_id: 999999,
         hook_id: projectHook.json().id,
+        audit_event_id: projectEvents.json()[0].id,
         // A test of a trigger the fixtures have nothing for: answered at once (400), no delivery leaves.
         trigger: 'confidential_note_events',
       },
@@ -293,6 +304,7 @@ describe('authorization matrix: every project and group route, every kind of cal
         token_id: groupToken.json().id,
         repository_storage_move_id: 999999,
         hook_id: groupHook.json().id,
+        audit_event_id: groupEvents.json()[0].id,
         trigger: 'confidential_note_events',
       },
     };
