@@ -277,6 +277,7 @@ describe('webhooks', () => {
     const [close] = receiver.take('Issue Hook');
     assert.equal((close!.body.object_attributes as Record<string, unknown>).action, 'close');
     assert.equal((close!.body.object_attributes as Record<string, unknown>).state, 'closed');
+    assert.deepEqual((close!.body.changes as Record<string, unknown>).state_id, { previous: 1, current: 2 });
 
     // An edit is an update, with what changed before and after.
     await t.api('PUT', `/projects/${project.id}/issues/${opened.json().iid}`, {
@@ -291,13 +292,17 @@ describe('webhooks', () => {
     await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: 'Outage', issue_type: 'incident' } });
     await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: 'Secret', confidential: true } });
     await deliver();
-    const received = receiver.take('Issue Hook');
+    const received = receiver.take();
     assert.equal(received.length, 2);
     const incident = received.find((r) => (r.body.object_attributes as { title: string }).title === 'Outage')!;
+    assert.equal(incident.headers['x-gitlab-event'], 'Issue Hook');
     assert.equal((incident.body.object_attributes as Record<string, unknown>).type, 'Incident');
     assert.equal(incident.headers['x-gitlab-token'], 'tok-1');
     const secret = received.find((r) => (r.body.object_attributes as { title: string }).title === 'Secret')!;
     assert.equal(secret.body.event_type, 'confidential_issue');
+    // Receivers tell confidential issues apart by the event header too (the established product's hook name).
+    assert.equal(secret.headers['x-gitlab-event'], 'Confidential Issue Hook');
+    assertShape(secret.body, ISSUE);
     assert.equal(secret.headers['x-gitlab-token'], undefined, 'only the confidential hook, which has no token');
     await removeHook(hook.id);
     await removeHook(confidentialHook.id);

@@ -215,6 +215,17 @@ function issueAttrs(i: IssueFacts, base: string, fullPath: string) {
   };
 }
 
+/** What closing or reopening changed, as the established product's `changes` shows it. */
+function stateChanges(action: IssueAction, issue: IssueFacts): IssueChanges {
+  if (action === 'close')
+    return {
+      state_id: { previous: 1, current: 2 },
+      closed_at: { previous: null, current: issue.closedAt === null ? null : isoUtc(issue.closedAt) },
+    };
+  if (action === 'reopen') return { state_id: { previous: 2, current: 1 } };
+  return {};
+}
+
 /** An Issue Hook body (incidents too: `object_attributes.type` is `Incident`). */
 export function issuePayload(
   f: { project: ProjectFacts; user: UserFacts; issue: IssueFacts; action: IssueAction; changes?: IssueChanges },
@@ -227,7 +238,7 @@ export function issuePayload(
     project: projectAttrs(f.project, base),
     object_attributes: { ...issueAttrs(f.issue, base, f.project.fullPath), action: f.action },
     labels: [] as unknown[],
-    changes: f.changes ?? {},
+    changes: { ...stateChanges(f.action, f.issue), ...f.changes },
     repository: {
       name: f.project.name,
       url: sshUrl(base, f.project.fullPath),
@@ -329,4 +340,14 @@ export const TRIGGER_KIND: Record<Trigger, { kind: HookKind; confidential: boole
   confidential_issues_events: { kind: 'issue', confidential: true },
   note_events: { kind: 'note', confidential: false },
   confidential_note_events: { kind: 'note', confidential: true },
+};
+
+/** X-Gitlab-Event of each trigger: confidential issues and comments have their own (the established product's hook names). */
+export const TRIGGER_EVENTS: Record<Trigger, string> = {
+  push_events: HOOK_EVENTS.push,
+  tag_push_events: HOOK_EVENTS.tag_push,
+  issues_events: HOOK_EVENTS.issue,
+  confidential_issues_events: 'Confidential Issue Hook',
+  note_events: HOOK_EVENTS.note,
+  confidential_note_events: 'Confidential Note Hook',
 };

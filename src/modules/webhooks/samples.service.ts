@@ -2,7 +2,7 @@ import type { Actor } from '../../infra/auth/index.js';
 import { BadRequestError } from '../../infra/errors/index.js';
 import type { GroupsService, IssuesService, NamespaceRow, ProjectRow, ProjectsService } from '../projects/index.js';
 import type { QueuedDelivery } from './deliveries.service.js';
-import { HOOK_EVENTS, TRIGGER_KIND, issuePayload, notePayload, pushPayload, type Trigger } from './payloads.rules.js';
+import { TRIGGER_EVENTS, TRIGGER_KIND, issuePayload, notePayload, pushPayload, type Trigger } from './payloads.rules.js';
 import { issueFacts, noteFacts, type HookTriggers } from './triggers.service.js';
 
 /**
@@ -50,7 +50,7 @@ export class TestSamples {
         },
         base,
       );
-      return { trigger, event: tag ? HOOK_EVENTS.tag_push : HOOK_EVENTS.push, body };
+      return { trigger, event: TRIGGER_EVENTS[trigger], body };
     }
     const { rows } = await this.issues.list(
       project,
@@ -63,7 +63,7 @@ export class TestSamples {
     if (!issue) throw new BadRequestError(`Ensure the project has ${confidential ? 'confidential ' : ''}issues.`);
     if (kind === 'issue') {
       const body = issuePayload({ project: facts, user, issue: issueFacts(issue), action: 'open' }, base);
-      return { trigger, event: HOOK_EVENTS.issue, body };
+      return { trigger, event: TRIGGER_EVENTS[trigger], body };
     }
     // The newest comment among the newest issues (a few reads at most: a test is one click).
     for (const candidate of candidates.slice(0, 10)) {
@@ -71,7 +71,7 @@ export class TestSamples {
       const note = notes.rows.find((n) => n.system === 0);
       if (!note) continue;
       const body = notePayload({ project: facts, user, issue: issueFacts(candidate), note: noteFacts(note), action: 'create' }, base);
-      return { trigger, event: HOOK_EVENTS.note, body };
+      return { trigger, event: TRIGGER_EVENTS[trigger], body };
     }
     throw new BadRequestError('Ensure the project has notes.');
   }

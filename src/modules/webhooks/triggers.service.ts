@@ -11,7 +11,7 @@ import { WEBHOOK_OUTBOX_KIND, type QueuedDelivery } from './deliveries.service.j
 import { alertStatus } from './failure.rules.js';
 import type { HookRow, HooksRepository } from './hooks.repository.js';
 import {
-  HOOK_EVENTS,
+  TRIGGER_EVENTS,
   issuePayload,
   notePayload,
   pushPayload,
@@ -170,7 +170,8 @@ export class HookTriggers {
         },
         this.externalUrl,
       );
-      await this.enqueue(executor, wanted, tag ? 'tag_push_events' : 'push_events', tag ? HOOK_EVENTS.tag_push : HOOK_EVENTS.push, body);
+      const trigger = tag ? 'tag_push_events' : 'push_events';
+      await this.enqueue(executor, wanted, trigger, TRIGGER_EVENTS[trigger], body);
     }
   }
 
@@ -200,7 +201,7 @@ export class HookTriggers {
       },
       this.externalUrl,
     );
-    await this.enqueue(executor, wanted, trigger, HOOK_EVENTS.issue, body);
+    await this.enqueue(executor, wanted, trigger, TRIGGER_EVENTS[trigger], body);
   }
 
   private async onNote(projectId: number, noteId: number, actorId: number, executor: Executor): Promise<void> {
@@ -224,6 +225,6 @@ export class HookTriggers {
       },
       this.externalUrl,
     );
-    await this.enqueue(executor, wanted, trigger, HOOK_EVENTS.note, body);
+    await this.enqueue(executor, wanted, trigger, TRIGGER_EVENTS[trigger], body);
   }
 }
