@@ -67,10 +67,14 @@ function throttled(progress: Progress, everyMs = 2000): Progress {
   };
 }
 
-/** Names left by work in progress inside a storage: git's lock and temporary files, Basalt's trash and half-made repositories. */
+/**
+ * Names left by work in progress inside a storage: git's lock and temporary files, and Basalt's
+ * deleted, half-made and half-moved repositories (git.storage.ts, repository-copy.exec.ts).
+ */
 function transient(name: string): boolean {
   return (
     name.endsWith('.lock') ||
+    name.endsWith('.move-tmp') ||
     name.includes('+deleted') ||
     name.includes('.init-') ||
     name.startsWith('tmp_') ||
