@@ -173,3 +173,42 @@ describe('notification e-mail over SMTP (STARTTLS, AUTH): who receives what, wit
     assert.match(res.body, /basalt_outbox_items\{kind="email",state="dead"\} 0/);
   });
 });
+
+describe('notification e-mail while the mail server is down', () => {
+  it('issue creation keeps working; the mail waits in the outbox and goes out when the server returns', async () => {
+    let smtp = await startTestSmtp();
+    const port = smtp.port;
+    await smtp.close();
+    const t = await createTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${port}`, EMAIL_FROM: 'basalt@basalt.test' } });
+    try {
+      const owner = await createUser(t.app);
+      const watcher = await createUser(t.app);
+      const project = await createProject(t.app, owner);
+      await addMember(t.app, 'project', project.id, watcher, 30);
+      await t.api('PUT', `/projects/${project.id}/notification_settings`, { token: watcher.token, body: { level: 'watch' } });
+      const started = Date.now();
+      for (let i = 0; i < 5; i += 1) {
+        const res = await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: `Down ${i}` } });
+        assert.equal(res.statusCode, 201);
+      }
+      assert.ok(Date.now() - started < 5_000, 'issue creation does not wait for mail');
+      await t.app.platform.jobs.drain();
+      await t.app.platform.outbox.drain();
+      assert.deepEqual(
+        (await t.app.platform.outbox.counts()).filter((c) => c.kind === 'email'),
+        [{ kind: 'email', state: 'failed', n: 5 }],
+      );
+
+      smtp = await startTestSmtp({ port });
+      t.manual?.advance(40_000);
+      await t.app.platform.outbox.drain();
+      assert.deepEqual(
+        smtp.received.map((m) => m.subject).sort(),
+        [0, 1, 2, 3, 4].map((i) => `${project.path} | Down ${i} (#${i + 1})`),
+      );
+    } finally {
+      await t.close();
+      await smtp.close();
+    }
+  });
+});
