@@ -408,6 +408,18 @@ describe('basalt backup and db copy', () => {
         } finally {
           await server.stop();
         }
+        // The SQLite archive of the first test restores into PostgreSQL as well (the copier, counts verified).
+        const other = await livePostgres(pgUrl as string);
+        try {
+          const restored = await basalt(['backup', 'restore', archive], instanceEnv(path.join(scratch, 'sqlite-to-postgres'), other.env));
+          assert.equal(restored.code, 0, restored.stderr);
+          assert.match(restored.stderr, /restoring sqlite data into postgres/);
+          assert.match(restored.stderr, /rows restored and counted/);
+          const [row] = await other.query<{ n: string }>('select count(*)::text as n from users where username = ?', ['backed-up']);
+          assert.equal(row?.n, '1');
+        } finally {
+          await other.close();
+        }
       } finally {
         await db.close();
       }
