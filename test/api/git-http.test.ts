@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { basicAuth, createGitTestApp, makeWorkTree, pkt, receivePackBody, runGit, ZERO_OID, type GitTestApp } from '../helpers/git.js';
 import { waitUntil } from '../helpers/wait.js';
-import type { DomainEvent } from '../../src/infra/bus.js';
+import type { DomainEvent, PushedRef } from '../../src/infra/bus.js';
 import type { ProjectRow } from '../../src/modules/projects/index.js';
 
 const refs = (fullPath: string, service = 'git-upload-pack') => `/${fullPath}.git/info/refs?service=${service}`;
@@ -212,10 +212,21 @@ describe('git smart HTTP', () => {
     assert.equal(pushes.length, 2);
     const [a, b] = pushes as Extract<DomainEvent, { type: 'push_received' }>[];
     assert.equal(a?.authorId, developer.user.id);
-    assert.deepEqual(a?.refs, [
+    // What the activity feed records; the commits webhooks send are checked after.
+    const activity = (refs: PushedRef[] | undefined) => refs?.map(({ commits: _commits, tagMessage: _tagMessage, ...rest }) => rest);
+    assert.deepEqual(
+      a?.refs[0]?.commits?.map((c) => c.title),
+      ['first push 1', 'first push 2'],
+    );
+    assert.deepEqual(activity(a?.refs), [
       { ref: 'main', refType: 'branch', action: 'created', commitFrom: null, commitTo: first, commitCount: 2, commitTitle: 'first push 2' },
     ]);
-    assert.deepEqual(b?.refs, [
+    assert.deepEqual(
+      b?.refs[0]?.commits?.map((c) => c.id),
+      [second],
+    );
+    assert.equal(b?.refs[1]?.tagMessage, null, 'a lightweight tag has no message');
+    assert.deepEqual(activity(b?.refs), [
       {
         ref: 'main',
         refType: 'branch',
@@ -246,7 +257,7 @@ describe('git smart HTTP', () => {
     });
     assert.equal(removed.statusCode, 200);
     const last = pushes.at(-1) as Extract<DomainEvent, { type: 'push_received' }>;
-    assert.deepEqual(last.refs, [
+    assert.deepEqual(activity(last.refs), [
       { ref: 'v1.0', refType: 'tag', action: 'removed', commitFrom: second, commitTo: null, commitCount: 0, commitTitle: null },
     ]);
   });
