@@ -62,7 +62,7 @@ export class Mailer {
       this.transport = nodemailer.createTransport({
         url: config.smtpUrl,
         pool: true,
-        maxConnections: 8,
+        maxConnections: 10,
         maxMessages: 1000,
         connectionTimeout: 30_000,
         greetingTimeout: 30_000,

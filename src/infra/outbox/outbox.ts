@@ -89,6 +89,8 @@ export class Outbox {
   private stopped = true;
   private poked = false;
   private lastPrune = 0;
+  /** Items sent whose state is written with the next batch. */
+  private readonly sentIds: number[] = [];
 
   constructor(
     private readonly db: Database,
@@ -97,7 +99,7 @@ export class Outbox {
     private readonly log: FastifyBaseLogger,
     options: OutboxOptions = {},
   ) {
-    this.concurrency = options.concurrency ?? 16;
+    this.concurrency = options.concurrency ?? 32;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.pollMs = options.pollMs ?? 1_000;
     this.retentionMs = options.retentionMs ?? 7 * 86_400_000;
@@ -184,9 +186,9 @@ export class Outbox {
     renew.unref();
     try {
       while (done < limit) {
-        const room = Math.min(this.concurrency - inFlight.size, limit - done);
-        if (room > 0 && !exhausted) {
-          const batch = await this.claim(room);
+        // Claims go in batches: when half the slots are free, not one statement per item.
+        if (!exhausted && inFlight.size <= this.concurrency / 2) {
+          const batch = await this.claim(Math.min(this.concurrency - inFlight.size, limit - done));
           if (batch.length === 0) exhausted = true;
           for (const row of batch) {
             done += 1;
@@ -200,13 +202,28 @@ export class Outbox {
         if (inFlight.size === 0) break;
         // Wait for one to finish, then claim more: items keep flowing while slow ones wait.
         await Promise.race(inFlight);
+        if (this.sentIds.length >= 64) await this.flushSent();
         exhausted = false;
       }
       await Promise.all(inFlight);
+      await this.flushSent();
     } finally {
       clearInterval(renew);
     }
     return done;
+  }
+
+  private async flushSent(): Promise<void> {
+    if (this.sentIds.length === 0) return;
+    const ids = this.sentIds.splice(0, this.sentIds.length);
+    const now = this.clock.now();
+    await this.db
+      .updateTable('outbox')
+      .set({ state: 'sent', lease_owner: null, lease_until: null, last_error: null, updated_at: now, settled_at: now })
+      .where('id', 'in', ids)
+      .where('state', '=', 'sending')
+      .where('lease_owner', '=', this.workerId)
+      .execute();
   }
 
   private async renewLeases(): Promise<void> {
@@ -291,7 +308,10 @@ export class Outbox {
         .where('lease_owner', '=', this.workerId)
         .executeTakeFirst();
     if (result.ok) {
-      await this.settle(handler, item, 'sent', (executor) => record(executor, { state: 'sent', last_error: null, settled_at: now }));
+      // Sent items without a reaction are recorded together (one statement per batch); a crash
+      // before that statement sends them again, with the same message id.
+      if (!handler?.onSettled) this.sentIds.push(item.id);
+      else await this.settle(handler, item, 'sent', (executor) => record(executor, { state: 'sent', last_error: null, settled_at: now }));
       return;
     }
     const max = handler?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
