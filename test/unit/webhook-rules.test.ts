@@ -61,6 +61,10 @@ describe('webhook rules', () => {
     assert.equal(checkBranchFilter('regex', '('), 'is not a valid regular expression');
     assert.equal(checkBranchFilter('wildcard', '('), null);
     assert.match(checkBranchFilter('regex', 'a'.repeat(300)) ?? '', /too long/);
+    for (const risky of ['(a+)+$', '^(\\w*)*$', '(a|a?)+', '(x{1,5})*', '^(release/.*)+$'])
+      assert.match(checkBranchFilter('regex', risky) ?? '', /exponential/, risky);
+    for (const fine of ['^(main|release/.*)$', '^feature/[a-z]+$', '(a)+', '^v\\d+\\.\\d+$', '\\(a+\\)+'])
+      assert.equal(checkBranchFilter('regex', fine), null, fine);
   });
 
   it('failures: four in a row disable for a minute, each further one doubles it up to a day, forty in a row for good', () => {

@@ -29,14 +29,21 @@ export function branchMatches(strategy: BranchFilterStrategy, filter: string | n
     .some((p) => (p.includes('*') ? wildcardMatches(p, branch) : p === branch));
 }
 
+/**
+ * A group that repeats and holds a repetition itself (`(a+)+`, `(\w*)*`, `(a|a?)+`): the shapes
+ * whose backtracking grows exponentially. JavaScript's engine has no RE2 (which the established
+ * product uses), so such patterns are refused when saved rather than run on every push.
+ */
+const NESTED_REPETITION = /\((?:[^()\\]|\\.)*(?:[+*?]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,\d*\})/;
+
 /** A reason the filter is refused, or null. */
 export function checkBranchFilter(strategy: BranchFilterStrategy, filter: string | null | undefined): string | null {
   if (strategy !== 'regex' || !filter) return null;
   if (filter.length > REGEX_FILTER_MAX) return `is too long (maximum is ${REGEX_FILTER_MAX} characters)`;
   try {
     new RegExp(filter);
-    return null;
   } catch {
     return 'is not a valid regular expression';
   }
+  return NESTED_REPETITION.test(filter) ? 'must not repeat a group that itself repeats (it could take exponential time)' : null;
 }
