@@ -561,7 +561,7 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
       if (!mappingAvailable) return mappingPage(request, reply, integration, {}, 403);
       try {
         // A changed sample clears the mapping (the service, as for the API).
-        await integrations.update(project, integration.id, { payload_example: text.trim() === '' ? null : text });
+        await integrations.update(project, integration.id, { payload_example: text.trim() === '' ? null : text }, request.page.actor);
       } catch (error) {
         const errors = formErrorsOf(error);
         if (!errors) throw error;
@@ -603,7 +603,7 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
       });
       if (problems.length > 0) return mappingPage(request, reply, integration, { mappingErrors: { _: problems.join(' ') } }, 400);
       try {
-        await integrations.update(project, integration.id, { payload_attribute_mappings: mappings });
+        await integrations.update(project, integration.id, { payload_attribute_mappings: mappings }, request.page.actor);
       } catch (error) {
         const errors = formErrorsOf(error);
         if (!errors) throw error;
