@@ -182,6 +182,29 @@ const results = [];
 // its report fails on them. They run after, unmeasured.
 const endToEnd = (f) => f.includes(`${path.sep}e2e${path.sep}`);
 const measured = coverage ? all.filter((f) => !endToEnd(f)) : all;
+/**
+ * The end-to-end suites start the built server and `basalt` command (dist/): built once here,
+ * before them (beside the measured run when there is one), so that suites going on at once do
+ * not each compile into the same folder.
+ */
+function buildOnce() {
+  if (!all.some(endToEnd)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(root, 'scripts', 'build.mjs'), '--if-stale'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('close', (code) => {
+      if (code !== 0) process.stdout.write(`\nbuilding dist/ for the end-to-end suites failed:\n${output}\n`);
+      resolve(code === 0);
+    });
+  });
+}
+const built = buildOnce();
+if (!coverage && !(await built)) results.push({ pass: 0, fail: 1, skipped: 0 });
 const sqlite = await run(coverage ? 'SQLite (measured)' : 'SQLite', measured, { BASALT_TEST_DB: 'sqlite' }, { measure: coverage });
 results.push(sqlite);
 // Only the whole suite is held to the floor: a filtered run covers less by design.
@@ -189,7 +212,11 @@ if (coverage && !reportCoverage(sqlite.lines, filters.length === 0)) results.pus
 // The end-to-end suites wait on browsers, git and child servers, the PostgreSQL run on its
 // database: in the measured run (CI) the two go on at once, the PostgreSQL report held until it
 // ends, which keeps the whole run inside CI's budget.
-const endToEndRun = coverage ? run('SQLite (end to end)', all.filter(endToEnd), { BASALT_TEST_DB: 'sqlite' }) : null;
+const endToEndRun = coverage
+  ? built.then((ok) =>
+      ok ? run('SQLite (end to end)', all.filter(endToEnd), { BASALT_TEST_DB: 'sqlite' }) : { pass: 0, fail: 1, skipped: 0 },
+    )
+  : null;
 if (process.env.TEST_DATABASE_URL) {
   await dropStaleSchemas(process.env.TEST_DATABASE_URL);
   const apiSuite = all.filter((f) => f.includes(`${path.sep}api${path.sep}`));
