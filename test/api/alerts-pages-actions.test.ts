@@ -57,6 +57,9 @@ describe('alert pages: tabs, filters, assignee, incident, integrations and mappi
     assert.deepEqual(titles(open.body), ['Gamma net', 'Beta cpu'], 'newest start first, resolved not under Open');
     assert.match(open.body, /<span class="badge severity severity-medium">medium<\/span>/);
     assert.deepEqual(titles((await browser.request('GET', `${list}?tab=resolved`)).body), ['Alpha disk']);
+    // A change through the API is the caller's in the alert's activity, not the monitoring tool's.
+    const viaApi = await browser.request('GET', `/${fullPath}/-/alert_management/${a}/details`);
+    assert.match(viaApi.body, new RegExp(`@${owner.user.username}\\) changed the status to <span[^>]*>resolved`));
     assert.deepEqual(titles((await browser.request('GET', `${list}?tab=all&severity=low`)).body), ['Beta cpu']);
     assert.deepEqual(titles((await browser.request('GET', `${list}?tab=all&search=gamma`)).body), ['Gamma net']);
     assert.deepEqual(titles((await browser.request('GET', `${list}?tab=all&sort=severity_desc`)).body), [

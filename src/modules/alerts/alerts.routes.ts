@@ -229,7 +229,7 @@ export function alertsRoutes(app: ApiApp, deps: AlertsDeps): void {
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.DEVELOPER);
       if (!request.body.status) throw new BadRequestError('Please provide attributes to update');
-      const alert = await alerts.updateStatus(project, request.params.alert_iid, request.body.status);
+      const alert = await alerts.updateStatus(project, request.params.alert_iid, request.body.status, request.actor?.user.id ?? null);
       return deps.present(alert, project);
     },
   );
