@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import SQLite from 'better-sqlite3';
 import type { Config } from '../config/index.js';
+import { constantTimeEqual } from '../infra/crypto.js';
 import { ArchiveWriter, hashStream, readArchive, type ArchivedFile } from './archive.exec.js';
 import { CliError } from './command.js';
 import { checkKnownMigrations, migrateToLevel, type DatabaseTarget } from './database-level.service.js';
@@ -108,7 +109,7 @@ async function* storageFiles(root: string, dir = root): AsyncGenerator<string> {
 function secretKeyBaseInDataDir(config: Config): boolean {
   try {
     const parsed = JSON.parse(readFileSync(path.join(config.dataDir, 'secrets.json'), 'utf8')) as { secretKeyBase?: unknown };
-    return parsed.secretKeyBase === config.secretKeyBase;
+    return typeof parsed.secretKeyBase === 'string' && constantTimeEqual(parsed.secretKeyBase, config.secretKeyBase);
   } catch {
     return false;
   }

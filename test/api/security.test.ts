@@ -194,12 +194,14 @@ describe('security review', () => {
       });
     }
     // Reviewed, not secrets: a filter key in a page, an annotation key, two public DSN keys
-    // that must agree (public keys ship inside client applications), a redirect URI.
+    // that must agree (public keys ship inside client applications), a redirect URI, a changed
+    // setting's old and new value (the audit trail's diff).
     const reviewed = [
       /^modules\/events\/events\.pages\.tsx:\d+: key === props\.filter$/,
       /^modules\/alerts\/normalize-prometheus\.rules\.ts:\d+: key !== titleKey$/,
       /^modules\/error-tracking\/collector\.routes\.ts:\d+: fromDsn !== key$/,
       /^modules\/oauth\/grants\/refresh-token\.ts:\d+: redirectUri !== token\.redirect_uri$/,
+      /^modules\/projects\/projects\.service\.ts:\d+: before\[key\] !== after\[key\]$/,
     ];
     assert.deepEqual(
       offenders.filter((o) => !reviewed.some((r) => r.test(o))),
@@ -218,7 +220,7 @@ describe('security review', () => {
     }
   });
 
-  it('SSRF: the only outbound HTTP requests in src/ are the CAPTCHA verify call to the configured URL and webhook deliveries through the address guard', () => {
+  it('SSRF: the only outbound connections in src/ are the CAPTCHA verify call to the configured URL, webhook deliveries through the address guard and the doctor probing configured services', () => {
     const outbound =
       /\bfetch\(|\bhttps?\.(request|get)\(|from 'node:(http|https|net|tls|dgram)'|from '(undici|axios|node-fetch|got)'|\bnet\.connect|new WebSocket|XMLHttpRequest/;
     // Address arithmetic from node:net (MONITORING_ALLOWLIST's ranges) opens no connection.
@@ -230,7 +232,12 @@ describe('security review', () => {
           .some((l) => !/^\s*(\/\/|\*)/.test(l) && !addressHelpersOnly.test(l) && outbound.test(l)),
       )
       .map((file) => path.relative(SRC, file));
-    assert.deepEqual(hits, ['modules/spam/captcha.service.ts', 'modules/webhooks/delivery.service.ts']);
+    assert.deepEqual(hits, ['cli/doctor.command.ts', 'modules/spam/captcha.service.ts', 'modules/webhooks/delivery.service.ts']);
+    // `basalt doctor` opens a TCP connection to the services the operator configured, nothing else.
+    const doctor = readFileSync(path.join(SRC, 'cli/doctor.command.ts'), 'utf8');
+    const probed = [...doctor.matchAll(/checkService\('\w+', '(\w+)', config\./g)].map((m) => m[1]);
+    assert.deepEqual(probed, ['SMTP_URL', 'REDIS_URL']);
+    assert.equal((doctor.match(/net\.connect\(/g) ?? []).length, 1, 'one connect, inside checkService');
     const captcha = readFileSync(path.join(SRC, 'modules/spam/captcha.service.ts'), 'utf8');
     assert.match(captcha, /fetch\(config\.verifyUrl/, 'the URL comes from the configuration, never from a request');
     // Webhook targets are a maintainer's: every connection resolves through the guard, never a pooled socket.
