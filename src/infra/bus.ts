@@ -57,6 +57,8 @@ export type DomainEvent =
       at: number;
     }
   | { type: 'note_created'; projectId: number | null; noteId: number; authorId: number; at: number }
+  /** A comment's text was edited (webhooks send it as an update). */
+  | { type: 'note_updated'; projectId: number | null; noteId: number; authorId: number; at: number }
   | { type: 'member_joined' | 'member_left'; projectId: number | null; namespaceId: number | null; userId: number; at: number }
   | { type: 'snippet_created'; projectId: number | null; snippetId: number; authorId: number; at: number }
   | { type: 'project_removing'; projectId: number; storage: string; fullPath: string; at: number }

@@ -327,6 +327,16 @@ describe('webhooks', () => {
     assert.equal(attributes.noteable_type, 'Issue');
     assert.match(String(attributes.url), new RegExp(`/-/issues/${issue.json().iid}#note_\\d+$`));
     assert.equal((note!.body.issue as Record<string, unknown>).iid, issue.json().iid);
+    // An edited comment is sent again as an update.
+    const edited = await t.api('PUT', `/projects/${project.id}/issues/${issue.json().iid}/notes/${Number(attributes.id)}`, {
+      token: developer.token,
+      body: { body: 'Looks good to me' },
+    });
+    assert.equal(edited.statusCode, 200, edited.body);
+    await deliver();
+    const [update] = receiver.take('Note Hook');
+    assert.equal((update!.body.object_attributes as Record<string, unknown>).action, 'update');
+    assert.equal((update!.body.object_attributes as Record<string, unknown>).note, 'Looks good to me');
     await removeHook(hook.id);
   });
 

@@ -246,7 +246,16 @@ export class IssuesService {
     if (note.author_id !== actor.user.id && !actor.user.isAdmin) throw new ForbiddenError();
     checkNote(body);
     if (body !== note.body) await this.spam?.check('note', { title: '', description: body }, spam);
-    return this.issues.updateNote(note.id, body, this.clock.now());
+    return this.db.transaction().execute(async (trx) => {
+      const now = this.clock.now();
+      const updated = await this.issues.on(trx).updateNote(note.id, body, now);
+      if (body !== note.body && note.system === 0)
+        await this.bus.publish(
+          { type: 'note_updated', projectId: note.project_id, noteId: note.id, authorId: actor.user.id, at: now },
+          trx,
+        );
+      return updated;
+    });
   }
 
   async removeNote(note: NoteRow, actor: Actor, level: number): Promise<void> {

@@ -88,7 +88,10 @@ export class HookTriggers {
       case 'issue_updated':
         return this.onIssue(event.projectId, event.issueId, event.authorId, 'update', event.changes, executor);
       case 'note_created':
-        return event.projectId === null ? undefined : this.onNote(event.projectId, event.noteId, event.authorId, executor);
+      case 'note_updated':
+        return event.projectId === null
+          ? undefined
+          : this.onNote(event.projectId, event.noteId, event.authorId, event.type === 'note_created' ? 'create' : 'update', executor);
       default:
         return undefined;
     }
@@ -204,7 +207,7 @@ export class HookTriggers {
     await this.enqueue(executor, wanted, trigger, TRIGGER_EVENTS[trigger], body);
   }
 
-  private async onNote(projectId: number, noteId: number, actorId: number, executor: Executor): Promise<void> {
+  private async onNote(projectId: number, noteId: number, actorId: number, action: 'create' | 'update', executor: Executor): Promise<void> {
     const found = await this.hooksFor(projectId, executor);
     if (!found) return;
     const { project, hooks } = found;
@@ -221,7 +224,7 @@ export class HookTriggers {
         user: await this.userFacts(actorId, executor),
         issue: issueFacts(issue),
         note: noteFacts(note),
-        action: 'create',
+        action,
       },
       this.externalUrl,
     );
