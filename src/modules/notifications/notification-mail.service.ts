@@ -5,6 +5,9 @@ import type { MailReason } from './notifications.rules.js';
 import type { NotificationsService } from './notifications.service.js';
 import { unsubscribeToken } from './unsubscribe.rules.js';
 
+/** How long the recipients of a project's alert mail are kept (an alert storm resolves them once). */
+export const ALERT_RECIPIENTS_TTL_MS = 5_000;
+
 export const UNSUBSCRIBE_PATH = '/-/notifications/unsubscribe';
 export const SETTINGS_PATH = '/-/profile/notifications';
 
@@ -35,6 +38,7 @@ export interface AccountMail {
 export class NotificationMailer {
   /** The instance's host name (List-Id, Message-ID right-hand sides). */
   readonly host: string;
+  private readonly alertAnswers = new Map<string, { until: number; value: ReadonlyMap<number, { to: string; reason: string }> }>();
 
   constructor(
     private readonly mail: Mailer,
@@ -93,19 +97,23 @@ export class NotificationMailer {
     );
   }
 
-  async queueAccountMail(executor: Executor, mail: AccountMail): Promise<void> {
+  async queueAccountMail(executor: Executor, mail: AccountMail, options: { messageId?: string } = {}): Promise<void> {
     if (!this.mail.enabled) return;
     const template: MailTemplate = {
       ...mail.template,
       footer: [`You are receiving this e-mail because of your account on ${this.host}.`],
     };
-    await this.mail.enqueue(executor, {
-      to: mail.to,
-      subject: mail.subject,
-      text: renderText(template),
-      html: renderHtml(template),
-      headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
-    });
+    await this.mail.enqueue(
+      executor,
+      {
+        to: mail.to,
+        subject: mail.subject,
+        text: renderText(template),
+        html: renderHtml(template),
+        headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
+      },
+      options,
+    );
   }
 
   // --- the alerts module's port (AlertRecipients) ---
@@ -117,6 +125,23 @@ export class NotificationMailer {
     participants: readonly number[],
   ): Promise<ReadonlyMap<number, { to: string; reason: string }>> {
     if (!this.mail.enabled) return new Map();
+    // An alert storm asks this for every new alert of a project: the answer (about ten reads) is
+    // kept for a few seconds, so a changed setting applies to alert mail within ALERT_RECIPIENTS_TTL_MS.
+    const key = `${projectId}\u0000${event}\u0000${participants.join(',')}`;
+    const kept = this.alertAnswers.get(key);
+    const now = Date.now();
+    if (kept && kept.until > now) return kept.value;
+    const value = await this.resolveAlertRecipients(projectId, event, participants);
+    if (this.alertAnswers.size >= 1_000) this.alertAnswers.clear();
+    this.alertAnswers.set(key, { until: now + ALERT_RECIPIENTS_TTL_MS, value });
+    return value;
+  }
+
+  private async resolveAlertRecipients(
+    projectId: number,
+    event: string,
+    participants: readonly number[],
+  ): Promise<ReadonlyMap<number, { to: string; reason: string }>> {
     const details = await this.service.recipientDetails(projectId, event, { participants });
     if (details.length === 0) return new Map();
     const emails = await this.service.notificationEmails(details.map((d) => d.userId));

@@ -3,6 +3,7 @@ import type { Database, Executor } from '../../infra/db/index.js';
 import type { JobQueue } from '../../infra/jobs/index.js';
 import { toActorUser, type IdentityModule, type UserRow } from '../identity/index.js';
 import type { IssueRow, ProjectRow, ProjectsModule } from '../projects/index.js';
+import { accountSubject, accountTemplate, type AccountMailFacts } from './account-mail.rules.js';
 import { issueSubject, issueTemplate } from './issue-mail.rules.js';
 import { mentionedUsernames } from './mentions.rules.js';
 import type { NotificationMailer } from './notification-mail.service.js';
@@ -13,7 +14,9 @@ export const DISPATCH_JOB = 'notifications.dispatch';
 /** What the dispatch job needs to know about the change (the bus event, minus what it can read back). */
 type Dispatch =
   | { event: 'new_issue' | 'close_issue' | 'reopen_issue'; projectId: number; issueId: number; actorId: number; at: number }
-  | { event: 'new_note'; projectId: number; noteId: number; actorId: number; at: number };
+  | { event: 'new_note'; projectId: number; noteId: number; actorId: number; at: number }
+  | { event: 'password_changed'; userId: number; at: number }
+  | { event: 'token_created'; userId: number; tokenId: number; name: string; scopes: string[]; expiresAt: string | null; at: number };
 
 /** Commenters read for the participants of an issue: enough for any real thread, bounded for a hostile one. */
 const MAX_NOTES = 1_000;
@@ -36,6 +39,24 @@ function dispatchOf(event: DomainEvent): Dispatch | null {
   }
   if (event.type === 'note_created' && event.projectId !== null) {
     return { event: 'new_note', projectId: event.projectId, noteId: event.noteId, actorId: event.authorId, at: event.at };
+  }
+  // Account mails ride on the audit trail's events, published in the change's transaction.
+  if (event.type === 'audited' && event.entry.entityType === 'User') {
+    const { entry } = event;
+    if (entry.eventName === 'user_password_changed') return { event: 'password_changed', userId: entry.entityId, at: event.at };
+    if (entry.eventName === 'personal_access_token_created') {
+      const scopes = entry.details?.scopes;
+      const expires = entry.details?.expires_at;
+      return {
+        event: 'token_created',
+        userId: entry.entityId,
+        tokenId: entry.targetId ?? 0,
+        name: entry.targetDetails ?? '',
+        scopes: Array.isArray(scopes) ? scopes.map(String) : [],
+        expiresAt: typeof expires === 'string' ? expires : null,
+        at: event.at,
+      };
+    }
   }
   return null;
 }
@@ -63,7 +84,35 @@ export function notificationJobs(deps: DispatchDeps) {
     return projects.access.canSee(actor, project.visibility, level) && projects.issues.canSee(issue, actor, level);
   }
 
+  async function runAccount(dispatch: Extract<Dispatch, { event: 'password_changed' | 'token_created' }>): Promise<void> {
+    const user = await identity.users.findById(dispatch.userId);
+    if (!user || user.state !== 'active' || user.bot === 1) return;
+    const to = (await service.notificationEmails([user.id])).get(user.id);
+    if (!to) return;
+    const host = mailer.host;
+    const facts: AccountMailFacts =
+      dispatch.event === 'password_changed'
+        ? { kind: 'password_changed', username: user.username, host, at: dispatch.at }
+        : {
+            kind: 'token_created',
+            username: user.username,
+            host,
+            at: dispatch.at,
+            tokenName: dispatch.name,
+            scopes: dispatch.scopes,
+            expiresAt: dispatch.expiresAt,
+            url: `${deps.externalUrl}/-/user_settings/personal_access_tokens`,
+          };
+    const change = dispatch.event === 'password_changed' ? `password-${user.id}-${dispatch.at}` : `token-${dispatch.tokenId}`;
+    await mailer.queueAccountMail(
+      deps.db,
+      { to, subject: accountSubject(facts), template: accountTemplate(facts) },
+      { messageId: `${change}@${mailer.host}` },
+    );
+  }
+
   async function run(dispatch: Dispatch): Promise<void> {
+    if (dispatch.event === 'password_changed' || dispatch.event === 'token_created') return runAccount(dispatch);
     const project = await projects.projects.findById(dispatch.projectId);
     if (!project || project.pending_delete) return;
     const note = dispatch.event === 'new_note' ? await projects.issues.findNote(dispatch.noteId) : undefined;

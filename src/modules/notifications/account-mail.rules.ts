@@ -1,0 +1,39 @@
+import type { MailTemplate } from './mail-template.rules.js';
+
+/** Account mails sent whatever the notification levels say (the established product's). */
+export type AccountMailFacts =
+  | { kind: 'password_changed'; username: string; host: string; at: number }
+  | {
+      kind: 'token_created';
+      username: string;
+      host: string;
+      at: number;
+      tokenName: string;
+      scopes: string[];
+      expiresAt: string | null;
+      url: string;
+    };
+
+export function accountSubject(facts: AccountMailFacts): string {
+  return facts.kind === 'password_changed' ? 'Password changed' : 'A new personal access token has been created';
+}
+
+export function accountTemplate(facts: AccountMailFacts): Omit<MailTemplate, 'footer'> {
+  const when = new Date(facts.at).toISOString().replace('T', ' ').slice(0, 16);
+  if (facts.kind === 'password_changed') {
+    return {
+      lead: `The password of your account @${facts.username} on ${facts.host} was changed (${when} UTC).`,
+      paragraphs: ['If you did not change it, reset your password now and tell an administrator.'],
+    };
+  }
+  return {
+    lead: `A personal access token named "${facts.tokenName}" was created for your account @${facts.username} on ${facts.host}.`,
+    facts: [
+      ['Scopes', facts.scopes.join(', ')],
+      ['Expires', facts.expiresAt ?? 'never'],
+      ['Created', `${when} UTC`],
+    ],
+    paragraphs: ['If you did not create it, revoke it now and tell an administrator.'],
+    link: { text: 'Your access tokens', url: facts.url },
+  };
+}
