@@ -175,7 +175,7 @@ describe('alert pages: tabs, filters, assignee, incident, integrations and mappi
       form: { authenticity_token: csrf, payload_example: '{"alerts": [' },
     });
     assert.equal(invalid.statusCode, 400);
-    assert.match(invalid.body, /class="field-error"[^>]*>is not valid JSON/);
+    assert.match(invalid.body, /class="field-error"[^>]*>The sample is not valid JSON/);
     assert.ok(unescape(invalid.body).includes('{"alerts": [</textarea>'), 'what was typed is kept');
     const sample = { alerts: [{ summary: { text: 'Disk full' }, level: 'high', hosts: ['a', 'b'] }], receiver: 'x' };
     const saved = await browser.request('POST', `${page}/sample`, {

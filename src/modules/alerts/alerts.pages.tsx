@@ -569,7 +569,10 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
           request,
           reply,
           integration,
-          { sampleText: text, sampleError: errors.payload_example ?? errors._ ?? 'is not valid' },
+          {
+            sampleText: text,
+            sampleError: errors.payload_example ? `The sample ${errors.payload_example}` : (errors._ ?? 'The sample is not valid.'),
+          },
           400,
         );
       }
