@@ -75,7 +75,10 @@ describe('error tracking pages', () => {
     assert.match(html, /aria-current="page">Unresolved <span class="badge">2<\/span>/);
     assert.match(html, />All <span class="badge">2<\/span>/);
     assert.match(html, />Resolved <span class="badge">0<\/span>/);
-    assert.deepEqual(rows(await list('?environment=staging')), ['AlphaError: division by zero']);
+    assert.match(html, /id="error-total">2 errors</);
+    const staging = await list('?environment=staging');
+    assert.deepEqual(rows(staging), ['AlphaError: division by zero']);
+    assert.ok(!staging.includes('id="error-total"'), 'a filtered list is not counted');
     assert.deepEqual(rows(await list('?release=2.0')), ['BetaError: division by zero']);
     assert.deepEqual(rows(await list('?release=1.1&environment=production')), ['AlphaError: division by zero']);
     assert.deepEqual(rows(await list('?release=1.1&environment=staging')), []);

@@ -128,9 +128,11 @@ export function ErrorListPageView(props: ListPageProps) {
         </div>
         <button type="submit">Apply</button>
       </form>
-      <p class="muted" id="error-total">
-        {counted(list.count)} {list.count === 1 ? 'error' : 'errors'}
-      </p>
+      {list.count !== null ? (
+        <p class="muted" id="error-total">
+          {counted(list.count)} {list.count === 1 ? 'error' : 'errors'}
+        </p>
+      ) : null}
       {props.empty ? (
         <NoErrors project={project} canSetUp={props.canSetUp} />
       ) : list.rows.length === 0 ? (

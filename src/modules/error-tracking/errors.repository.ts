@@ -68,20 +68,6 @@ export class ErrorsRepository extends Repository {
     return { rows: rows.slice(0, limit), more: rows.length > limit };
   }
 
-  /** Errors matching `filter`, counted up to COUNT_CAP + 1, so no view counts a whole project. */
-  async countCapped(projectId: number, filter: ErrorFilter): Promise<number> {
-    const row = await this.db
-      .selectFrom(
-        this.filtered(projectId, filter)
-          .select('e.id')
-          .limit(COUNT_CAP + 1)
-          .as('capped'),
-      )
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
   /** Errors per status, each counted up to COUNT_CAP + 1 (the list's tabs). */
   async statusCounts(projectId: number): Promise<Map<ErrorStatus, number>> {
     const counts = await Promise.all(

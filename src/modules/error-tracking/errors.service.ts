@@ -32,8 +32,8 @@ export interface EventView {
 export interface ErrorListPage {
   rows: ErrorRow[];
   more: boolean;
-  /** Matching errors, counted up to COUNT_CAP + 1. */
-  count: number;
+  /** Matching errors, counted up to COUNT_CAP + 1; null when not counted (a search or filter). */
+  count: number | null;
   users: Map<number, number>;
   sparklines: Map<number, Bucket[]>;
 }
@@ -58,15 +58,12 @@ export class ErrorsService {
   }
 
   /**
-   * The list page: rows, users and 24-hour sparklines in a fixed number of statements, and the
-   * matching errors counted up to COUNT_CAP + 1 unless the caller knows the count (a tab's, when
-   * nothing else filters).
+   * The list page: rows, users and 24-hour sparklines in a fixed number of statements. The count
+   * is the caller's (a tab's, when nothing else filters); a search or filter is not counted, as
+   * counting what few errors match reads every error of the tab.
    */
-  async page(projectId: number, filter: ErrorFilter, limit: number, offset: number, knownCount?: number): Promise<ErrorListPage> {
-    const [{ rows, more }, count] = await Promise.all([
-      this.repo.page(projectId, filter, limit, offset),
-      knownCount ?? this.repo.countCapped(projectId, filter),
-    ]);
+  async page(projectId: number, filter: ErrorFilter, limit: number, offset: number, count: number | null): Promise<ErrorListPage> {
+    const { rows, more } = await this.repo.page(projectId, filter, limit, offset);
     const ids = rows.map((r) => r.id);
     const { from, hours } = this.window(24);
     const [users, hourly] = await Promise.all([this.repo.userCounts(ids), this.repo.hourlyCountsOf(ids, from)]);

@@ -111,7 +111,7 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
           const counts = await errors.statusCounts(project.id);
           const plain = !filter.search && !filter.environment && !filter.release;
           const known = !plain
-            ? undefined
+            ? null
             : filter.status === undefined
               ? [...counts.values()].reduce((a, b) => a + b, 0)
               : (counts.get(filter.status) ?? 0);
