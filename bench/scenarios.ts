@@ -26,6 +26,8 @@ export interface Scenario {
   target: { ratio: number; p99: number };
   /** A second comparison (issue 4: at least 2.5 times oidc-provider). */
   alsoCompare?: { baseline: string; ratio: number };
+  /** Mail goes to a local SMTP server started in the server process (bench/mail-sink.ts), sent by its outbox loop. */
+  mailSink?: boolean;
   seed(app: FastifyInstance): Promise<LoadRequest>;
 }
 
@@ -67,14 +69,14 @@ async function api<T>(app: FastifyInstance, method: 'GET' | 'POST' | 'PUT', url:
   return res.json<T>();
 }
 
-async function alertIntegration(app: FastifyInstance): Promise<{ path: string; key: string }> {
+async function alertIntegration(app: FastifyInstance): Promise<{ path: string; key: string; projectId: number }> {
   const project = await api<{ id: number }>(app, 'POST', '/projects', { name: `alerts-${Date.now()}` });
   const integration = await api<{ url: string; token: string }>(app, 'POST', `/projects/${project.id}/alert_management/integrations`, {
     name: 'bench',
     type: 'http',
     active: true,
   });
-  return { path: new URL(integration.url).pathname, key: integration.token };
+  return { path: new URL(integration.url).pathname, key: integration.token, projectId: project.id };
 }
 
 /** The test helpers' view of an app, for reusing their OAuth flow in seeding. */
@@ -288,6 +290,19 @@ export const scenarios: Record<string, Scenario> = {
     target: { ratio: 0.5, p99: 50 },
     seed: async (app) => {
       const { path, key } = await alertIntegration(app);
+      return { method: 'POST', path, headers: { authorization: `Bearer ${key}` }, factory: { name: 'alert-new', args: {} } };
+    },
+  },
+  'alerts-new-mail': {
+    title: 'POST generic alert, a new fingerprint each time, send_email on (mail to a local SMTP server)',
+    baseline: 'fastify-insert',
+    target: { ratio: 0.45, p99: 50 },
+    // Issue 23: mail must not cost alert ingestion more than a tenth of its rate.
+    alsoCompare: { baseline: 'alerts-new', ratio: 0.9 },
+    mailSink: true,
+    seed: async (app) => {
+      const { path, key, projectId } = await alertIntegration(app);
+      await api(app, 'PUT', `/projects/${projectId}/alert_management/settings`, { send_email: true });
       return { method: 'POST', path, headers: { authorization: `Bearer ${key}` }, factory: { name: 'alert-new', args: {} } };
     },
   },

@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { migrateToLatest, openDatabase } from '../../src/infra/db/index.js';
 import { BENCH_ROOT_TOKEN, scenarios } from '../scenarios.js';
 import { profileOnSignal } from './profile.js';
+import { startMailSinkProcess } from '../mail-sink.js';
 
 const name = process.argv[2] ?? '';
 const scenario = scenarios[name];
@@ -28,8 +29,11 @@ if (databaseUrl) {
   await client.query(`create schema if not exists ${schema}`);
   await client.end();
 }
+// A scenario that mails gets a local SMTP server in this process (its cost counts against the scenario).
+const sink = scenario.mailSink ? await startMailSinkProcess() : null;
 const config = loadConfig(
   {
+    ...(sink ? { SMTP_URL: sink.url, EMAIL_FROM: 'Basalt <basalt@bench.test>' } : {}),
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     BASALT_ROOT_TOKEN: BENCH_ROOT_TOKEN,
@@ -56,5 +60,8 @@ process.on('SIGTERM', () => {
   void profiler
     .stop()
     .then(() => app.close())
-    .then(() => process.exit(0));
+    .then(() => {
+      sink?.close();
+      process.exit(0);
+    });
 });

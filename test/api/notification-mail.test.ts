@@ -184,6 +184,25 @@ describe('notification e-mail over SMTP (STARTTLS, AUTH): who receives what, wit
     assert.match(mails[0]?.html ?? '', /The password of your account @/);
   });
 
+  it('a personal token expiring within 7 days is reminded of once; one expiring later is not', async () => {
+    const day = (n: number) => new Date(t.clock.now() + n * 86_400_000).toISOString().slice(0, 10);
+    const soon = await t.api('POST', `/users/${dev.user.id}/personal_access_tokens`, {
+      body: { name: 'ci-soon', scopes: ['api'], expires_at: day(3) },
+    });
+    assert.equal(soon.statusCode, 201, soon.body);
+    await t.api('POST', `/users/${dev.user.id}/personal_access_tokens`, {
+      body: { name: 'ci-later', scopes: ['api'], expires_at: day(30) },
+    });
+    await deliver();
+    await t.app.modules.notifications.remindExpiringTokens(t.clock.now());
+    const mails = await deliver();
+    const reminders = mails.filter((m) => m.subject === 'Your personal access token will expire in 7 days or less');
+    assert.deepEqual(recipients(reminders), emails(dev));
+    assert.match(reminders[0]?.text ?? '', new RegExp(`"ci-soon" .* expires on ${day(3)}`));
+    await t.app.modules.notifications.remindExpiringTokens(t.clock.now() + 86_400_000);
+    assert.equal((await deliver()).length, 0, 'once per token');
+  });
+
   it('metrics count the sent mails per kind', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/-/metrics', remoteAddress: '127.0.0.1' });
     assert.equal(res.statusCode, 200);

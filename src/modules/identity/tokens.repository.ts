@@ -32,6 +32,8 @@ export interface TokenListFilter {
   state?: TokenState | undefined;
   /** The instant `state` is judged at. */
   now: number;
+  /** Only tokens that expire before this instant (the expiry reminder's window). */
+  expiringBefore?: number;
 }
 
 export interface TokenWithUser {
@@ -105,6 +107,7 @@ export class TokensRepository extends Repository {
     if (filter.resource) {
       query = query.where('resource_kind', '=', filter.resource.kind).where('resource_id', '=', filter.resource.id);
     }
+    if (filter.expiringBefore !== undefined) query = query.where('expires_at', '<', filter.expiringBefore);
     if (filter.state === 'active') {
       query = query.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', filter.now)]));
     } else if (filter.state === 'inactive') {

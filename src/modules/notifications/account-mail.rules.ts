@@ -3,6 +3,7 @@ import type { MailTemplate } from './mail-template.rules.js';
 /** Account mails sent whatever the notification levels say (the established product's). */
 export type AccountMailFacts =
   | { kind: 'password_changed'; username: string; host: string; at: number }
+  | { kind: 'token_expiring'; username: string; host: string; at: number; tokenName: string; expiresAt: string; url: string }
   | {
       kind: 'token_created';
       username: string;
@@ -15,7 +16,9 @@ export type AccountMailFacts =
     };
 
 export function accountSubject(facts: AccountMailFacts): string {
-  return facts.kind === 'password_changed' ? 'Password changed' : 'A new personal access token has been created';
+  if (facts.kind === 'password_changed') return 'Password changed';
+  if (facts.kind === 'token_expiring') return 'Your personal access token will expire in 7 days or less';
+  return 'A new personal access token has been created';
 }
 
 export function accountTemplate(facts: AccountMailFacts): Omit<MailTemplate, 'footer'> {
@@ -24,6 +27,13 @@ export function accountTemplate(facts: AccountMailFacts): Omit<MailTemplate, 'fo
     return {
       lead: `The password of your account @${facts.username} on ${facts.host} was changed (${when} UTC).`,
       paragraphs: ['If you did not change it, reset your password now and tell an administrator.'],
+    };
+  }
+  if (facts.kind === 'token_expiring') {
+    return {
+      lead: `Your personal access token "${facts.tokenName}" (account @${facts.username} on ${facts.host}) expires on ${facts.expiresAt}.`,
+      paragraphs: ['Create a new token and use it where this one is used before then.'],
+      link: { text: 'Your access tokens', url: facts.url },
     };
   }
   return {

@@ -20,6 +20,8 @@ export interface NotificationsModule extends ModuleRoutes {
   readonly service: NotificationsService;
   /** Notification e-mails through the outbox; also the alerts module's recipients port. */
   readonly mailer: NotificationMailer;
+  /** Queues the reminders of personal tokens expiring within 7 days (the daily job's work; tests call it). */
+  remindExpiringTokens(now: number): Promise<number>;
 }
 
 /**
@@ -37,6 +39,7 @@ export function createNotificationsModule(platform: Platform, deps: Notification
   const mailer = new NotificationMailer(platform.mail, service, platform.config.externalUrl, platform.config.secretKeyBase);
   const dispatch = notificationJobs({
     db: platform.db,
+    clock: platform.clock,
     jobs: platform.jobs,
     service,
     mailer,
@@ -49,7 +52,13 @@ export function createNotificationsModule(platform: Platform, deps: Notification
     service,
     mailer,
     routes: (app) => notificationsRoutes(app, { service, users: identity.users, lookup: projects.lookup }),
-    rootRoutes: (app) => unsubscribeRoutes(app, { service, projects, secretKeyBase: platform.config.secretKeyBase }),
+    remindExpiringTokens: dispatch.remindExpiringTokens,
+    rootRoutes: async (app) => {
+      app.addHook('onReady', async () => {
+        await dispatch.schedule();
+      });
+      await unsubscribeRoutes(app, { service, projects, secretKeyBase: platform.config.secretKeyBase });
+    },
     pages: (web) => notificationsPages(web, { service, identity, projects, mailEnabled: platform.mail.enabled }),
   };
 }

@@ -1,4 +1,5 @@
 import type { DomainEvent } from '../../infra/bus.js';
+import type { Clock } from '../../infra/clock.js';
 import type { Database, Executor } from '../../infra/db/index.js';
 import type { JobQueue } from '../../infra/jobs/index.js';
 import { toActorUser, type IdentityModule, type UserRow } from '../identity/index.js';
@@ -10,6 +11,10 @@ import type { NotificationMailer } from './notification-mail.service.js';
 import type { NotificationsService } from './notifications.service.js';
 
 export const DISPATCH_JOB = 'notifications.dispatch';
+/** The daily reminder of personal access tokens that expire within 7 days. */
+export const TOKEN_EXPIRY_JOB = 'notifications.token_expiry';
+const DAY = 86_400_000;
+const EXPIRY_WINDOW = 7 * DAY;
 
 /** What the dispatch job needs to know about the change (the bus event, minus what it can read back). */
 type Dispatch =
@@ -23,6 +28,7 @@ const MAX_NOTES = 1_000;
 
 interface DispatchDeps {
   db: Database;
+  clock: Clock;
   jobs: JobQueue;
   service: NotificationsService;
   mailer: NotificationMailer;
@@ -169,6 +175,48 @@ export function notificationJobs(deps: DispatchDeps) {
     });
   }
 
+  /**
+   * Mails each owner of an active personal token expiring within 7 days, once per token: the
+   * message id names the token, and the outbox keeps a sent item longer than the window.
+   */
+  async function remindExpiringTokens(now: number): Promise<number> {
+    let queued = 0;
+    for (let offset = 0; offset < 100_000; offset += 100) {
+      const page = await identity.tokens.list({ kinds: ['personal'], state: 'active', expiringBefore: now + EXPIRY_WINDOW }, 100, offset);
+      for (const token of page.rows) {
+        const user = await identity.users.findById(token.user_id);
+        if (!user || user.state !== 'active' || user.bot === 1 || token.expires_at === null) continue;
+        const to = (await service.notificationEmails([user.id])).get(user.id);
+        if (!to) continue;
+        const facts: AccountMailFacts = {
+          kind: 'token_expiring',
+          username: user.username,
+          host: mailer.host,
+          at: now,
+          tokenName: token.name,
+          expiresAt: new Date(token.expires_at).toISOString().slice(0, 10),
+          url: `${deps.externalUrl}/-/user_settings/personal_access_tokens`,
+        };
+        await mailer.queueAccountMail(
+          deps.db,
+          { to, subject: accountSubject(facts), template: accountTemplate(facts) },
+          { messageId: `token-expiring-${token.id}@${mailer.host}` },
+        );
+        queued += 1;
+      }
+      if (page.rows.length < 100) break;
+    }
+    return queued;
+  }
+
+  const scheduleExpiry = (runAt: number, currentJobId = 0) =>
+    deps.db.transaction().execute((trx) => jobs.enqueueUnlessPending(trx, TOKEN_EXPIRY_JOB, runAt, currentJobId));
+
   jobs.register(DISPATCH_JOB, async (payload) => run(payload as Dispatch));
-  return { onEvent };
+  jobs.register(TOKEN_EXPIRY_JOB, async (_payload, context) => {
+    const now = deps.clock.now();
+    if (mailer.enabled) context.log.info({ queued: await remindExpiringTokens(now) }, 'token expiry reminders queued');
+    await scheduleExpiry(now + DAY, context.jobId);
+  });
+  return { onEvent, remindExpiringTokens, schedule: () => scheduleExpiry(deps.clock.now() + 60_000) };
 }
