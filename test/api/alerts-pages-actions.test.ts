@@ -151,6 +151,13 @@ describe('alert pages: tabs, filters, assignee, incident, integrations and mappi
     assert.equal((await notify(t, integration.url, { title: 'old key' }, { key: integration.token })).statusCode, 401);
     assert.equal((await notify(t, integration.url, { title: 'new key' }, { key })).statusCode, 200);
 
+    // A refusal of the receiver (a recovery alert with nothing to resolve) is shown beside the kept payload.
+    const recovery = '{"title":"Nothing open","end_time":"2026-01-01T00:00:00Z"}';
+    const refused = await browser.request('POST', `${base}/test`, { form: { authenticity_token: csrf, payload: recovery } });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /class="field-error"[^>]*>[^<]*no open alert matches this recovery alert/);
+    assert.ok(unescape(refused.body).includes(`${recovery}</textarea>`));
+
     assert.match((await browser.request('GET', `${base}/delete`)).body, /Delete Edited\?/);
     const deleted = await browser.request('POST', `${base}/delete`, { form: { authenticity_token: csrf } });
     assert.equal(deleted.statusCode, 303);
