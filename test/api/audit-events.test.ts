@@ -286,4 +286,49 @@ describe('audit events', () => {
     assert.equal(group.statusCode, 200);
     assert.equal((await t.api('GET', `/groups/${groupId}/audit_events`, { token: stranger.token })).statusCode, 404);
   });
+  it('a daily job deletes events older than AUDIT_EVENTS_RETENTION_DAYS (365) and schedules its next run', async () => {
+    const db = t.database.handle.db;
+    const pending = await db.selectFrom('background_jobs').select(['id', 'run_at']).where('kind', '=', 'audit_events_retention').execute();
+    assert.equal(pending.length, 1, 'scheduled when the server is ready');
+    // Only the retention job is due when drained: the fixtures' other jobs wait.
+    await db.updateTable('background_jobs').set({ run_at: 9e15 }).where('kind', '!=', 'audit_events_retention').execute();
+    const before = Number(
+      (
+        await db
+          .selectFrom('audit_events')
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    assert.ok(before > 0);
+    t.manual!.advance(364 * 86_400_000);
+    await t.app.platform.jobs.drain(5);
+    const kept = Number(
+      (
+        await db
+          .selectFrom('audit_events')
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    assert.equal(kept, before, 'nothing is a year old yet');
+    t.manual!.advance(2 * 86_400_000);
+    await t.app.platform.jobs.drain(5);
+    const left = Number(
+      (
+        await db
+          .selectFrom('audit_events')
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    assert.equal(left, 0, 'everything is older than 365 days now');
+    const next = await db
+      .selectFrom('background_jobs')
+      .select('run_at')
+      .where('kind', '=', 'audit_events_retention')
+      .where('state', '=', 'queued')
+      .execute();
+    assert.equal(next.length, 1, 'the next run is scheduled');
+  });
 });

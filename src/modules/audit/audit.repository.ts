@@ -1,9 +1,28 @@
-import { Repository } from '../../infra/db/index.js';
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
+import { CompiledOnce, Repository } from '../../infra/db/index.js';
 import type { AuditEventsTable } from '../../infra/db/tables/audit.js';
 import type { AuditEntry } from '../../infra/audit.js';
 
 export type AuditEventRow = Selectable<AuditEventsTable>;
+
+const COLUMNS = [
+  'author_id',
+  'author_name',
+  'entity_type',
+  'entity_id',
+  'entity_path',
+  'target_type',
+  'target_id',
+  'target_details',
+  'event_name',
+  'details',
+  'ip_address',
+  'created_at',
+] as const satisfies readonly (keyof AuditEventsTable)[];
+// Token creation and sign-in write one each: compiled once, run on SQLite's connection directly.
+const INSERT = new CompiledOnce(COLUMNS.length, (db, ...values: unknown[]) =>
+  db.insertInto('audit_events').values(Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])) as Insertable<AuditEventsTable>),
+);
 
 export interface AuditFilter {
   createdAfter?: number;
@@ -15,23 +34,21 @@ export interface AuditFilter {
 /** The `audit_events` table: written by the bus subscriber, read by the three lists, trimmed by retention. */
 export class AuditRepository extends Repository {
   async insert(entry: AuditEntry): Promise<void> {
-    await this.db
-      .insertInto('audit_events')
-      .values({
-        author_id: entry.authorId,
-        author_name: entry.authorName,
-        entity_type: entry.entityType,
-        entity_id: entry.entityId,
-        entity_path: entry.entityPath,
-        target_type: entry.targetType ?? null,
-        target_id: entry.targetId ?? null,
-        target_details: entry.targetDetails ?? null,
-        event_name: entry.eventName,
-        details: JSON.stringify(entry.details ?? {}),
-        ip_address: entry.ipAddress ?? null,
-        created_at: entry.at,
-      })
-      .execute();
+    await INSERT.rows(
+      this.db,
+      entry.authorId,
+      entry.authorName,
+      entry.entityType,
+      entry.entityId,
+      entry.entityPath,
+      entry.targetType ?? null,
+      entry.targetId ?? null,
+      entry.targetDetails ?? null,
+      entry.eventName,
+      JSON.stringify(entry.details ?? {}),
+      entry.ipAddress ?? null,
+      entry.at,
+    );
   }
 
   private filtered(filter: AuditFilter) {
