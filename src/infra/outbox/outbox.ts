@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { sql, type Updateable } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
@@ -91,6 +92,7 @@ export class Outbox {
   private lastPrune = 0;
   /** Items sent whose state is written with the next batch. */
   private readonly sentIds: number[] = [];
+  private lastUtilization = performance.eventLoopUtilization();
 
   constructor(
     private readonly db: Database,
@@ -171,8 +173,9 @@ export class Outbox {
    * Sends due items until none is left (or `limit` were handled); tests call it instead of
    * waiting for the loop. Returns how many items were handled.
    */
-  async drain(limit = 10_000): Promise<number> {
+  async drain(limit = 10_000, options: { yieldWhenBusy?: boolean } = {}): Promise<number> {
     let done = 0;
+    let batches = 0;
     const inFlight = new Set<Promise<void>>();
     let exhausted = false;
     // Items in flight keep their lease while a slow server takes its time; only a process that
@@ -188,6 +191,13 @@ export class Outbox {
       while (done < limit) {
         // Claims go in batches: when half the slots are free, not one statement per item.
         if (!exhausted && inFlight.size <= this.concurrency / 2) {
+          // Requests come first: while this process's event loop is nearly saturated, the loop
+          // sends one batch per poll and leaves the rest for when it is not (a storm's mail waits
+          // seconds, the ingestion that causes it keeps its rate).
+          if (options.yieldWhenBusy && batches > 0 && this.busy()) exhausted = true;
+        }
+        if (!exhausted && inFlight.size <= this.concurrency / 2) {
+          batches += 1;
           const batch = await this.claim(Math.min(this.concurrency - inFlight.size, limit - done));
           if (batch.length === 0) exhausted = true;
           for (const row of batch) {
@@ -246,11 +256,19 @@ export class Outbox {
     this.schedule(0);
   }
 
+  /** Whether the event loop was busy more than 80 % of the time since the last look. */
+  private busy(): boolean {
+    const now = performance.eventLoopUtilization();
+    const recent = performance.eventLoopUtilization(now, this.lastUtilization);
+    this.lastUtilization = now;
+    return recent.utilization > 0.8;
+  }
+
   private schedule(delay: number): void {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.poked = false;
-      this.running = this.drain(5_000)
+      this.running = this.drain(5_000, { yieldWhenBusy: true })
         .then(() => this.prune())
         .catch((error: unknown) => this.log.error({ err: error }, 'outbox loop failed'))
         .finally(() => {
