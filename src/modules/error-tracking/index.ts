@@ -45,6 +45,7 @@ export function createErrorTrackingModule(platform: Platform, deps: ErrorTrackin
     new SettingsRepository(db),
     clock,
     async (projectId) => (await deps.projects.projects.findById(projectId)) !== undefined,
+    platform.bus,
   );
   const errors = new ErrorsService(
     db,
