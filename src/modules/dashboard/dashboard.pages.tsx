@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { renderToString } from 'preact-render-to-string';
 import type { Actor } from '../../infra/auth/index.js';
 import { VersionCache } from '../../infra/db/index.js';
 import type { ApiApp } from '../../infra/http/index.js';
 import type { Platform } from '../../infra/platform.js';
 import { EmptyState, Layout, sendPage } from '../../web/index.js';
-import { ActivityList, NoActivity, activityContext, activityItems } from '../events/index.js';
-import { GroupList, Pager, ProjectList } from '../projects/index.js';
+import { ActivityList, NoActivity, activityContext, activityItems, type ActivityItem } from '../events/index.js';
+import { GroupList, Pager, ProjectList, type NamespaceRow, type ProjectRow } from '../projects/index.js';
 import type { DashboardDeps } from './dashboard.deps.js';
 
 const SHOWN = 10;
@@ -73,17 +74,18 @@ export function dashboardPages(web: ApiApp, platform: Platform, deps: DashboardD
    * page is asked for far more often than what it shows changes, and computing it runs a dozen
    * statements over every project the person can see. Keyed by the person, whose access decides it.
    */
-  interface HomeView {
-    owned: Awaited<ReturnType<typeof myProjects>>;
-    groups: Awaited<ReturnType<typeof myGroups>>;
-    activity: Awaited<ReturnType<typeof recentActivity>>;
-  }
-  const homeViews = new VersionCache<HomeView>({
+  /**
+   * What `/` shows a person below its heading (their projects, groups and recent activity),
+   * rendered, kept until the next commit to the database (10 s at most): the page is asked for
+   * far more often than what it shows changes, and computing it runs a dozen statements over every
+   * project the person can see. Keyed by the person, whose access decides it.
+   */
+  const homeViews = new VersionCache<string>({
     dataVersion: () => platform.database.dataVersion(),
     clock: platform.clock,
     ttlMs: HOME_VIEW_TTL_MS,
     maxEntries: 2000,
-    maxBytes: 16 * 1024 * 1024,
+    maxBytes: 32 * 1024 * 1024,
   });
   const homeView = (actor: Actor) =>
     homeViews.through(
@@ -94,9 +96,9 @@ export function dashboardPages(web: ApiApp, platform: Platform, deps: DashboardD
           myGroups(actor, undefined, SHOWN, 0),
           recentActivity(actor, SHOWN),
         ]);
-        return { owned, groups, activity };
+        return renderToString(<HomeSections owned={owned} groups={groups} activity={activity} />);
       },
-      (view) => JSON.stringify(view).length,
+      (html) => html.length,
     );
   const query = (search: string | undefined, page: number) => {
     const params = new URLSearchParams();
@@ -110,7 +112,7 @@ export function dashboardPages(web: ApiApp, platform: Platform, deps: DashboardD
   web.get('/', { config: { page: { signIn: 'optional' } } }, async (request, reply) => {
     const actor = request.page.actor;
     if (!actor) return reply.redirect('/users/sign_in', 302);
-    const { owned, groups, activity } = await homeView(actor);
+    const sections = await homeView(actor);
     return sendPage(
       reply,
       <Layout title="Dashboard" page={request.page}>
@@ -120,28 +122,8 @@ export function dashboardPages(web: ApiApp, platform: Platform, deps: DashboardD
             New project
           </a>
         </div>
-        <div class="dashboard">
-          <section aria-labelledby="your-projects">
-            <h2 id="your-projects">
-              <a href="/dashboard/projects">Your projects</a> <span class="badge">{owned.total}</span>
-            </h2>
-            {owned.rows.length === 0 ? <NoProjects /> : <ProjectList projects={owned.rows} />}
-            {owned.total > SHOWN ? <a href="/dashboard/projects">All your projects</a> : null}
-          </section>
-          <section aria-labelledby="your-groups">
-            <h2 id="your-groups">
-              <a href="/dashboard/groups">Your groups</a> <span class="badge">{groups.total}</span>
-            </h2>
-            {groups.rows.length === 0 ? <NoGroups /> : <GroupList groups={groups.rows} />}
-            {groups.total > SHOWN ? <a href="/dashboard/groups">All your groups</a> : null}
-          </section>
-          <section aria-labelledby="recent-activity">
-            <h2 id="recent-activity">
-              <a href="/dashboard/activity">Recent activity</a>
-            </h2>
-            <ActivityList items={activity} empty={<NoActivity />} />
-          </section>
-        </div>
+        {/* Rendered by HomeSections from escaped values, kept per person (homeViews). */}
+        <div class="dashboard" dangerouslySetInnerHTML={{ __html: sections }} />
       </Layout>,
     );
   });
@@ -209,6 +191,40 @@ export function dashboardPages(web: ApiApp, platform: Platform, deps: DashboardD
       </Layout>,
     );
   });
+}
+
+interface HomeSectionsProps {
+  owned: { rows: readonly ProjectRow[]; total: number };
+  groups: { rows: readonly NamespaceRow[]; total: number };
+  activity: readonly ActivityItem[];
+}
+
+/** The dashboard's three sections: the person's projects, groups and recent activity. */
+function HomeSections({ owned, groups, activity }: HomeSectionsProps) {
+  return (
+    <>
+      <section aria-labelledby="your-projects">
+        <h2 id="your-projects">
+          <a href="/dashboard/projects">Your projects</a> <span class="badge">{owned.total}</span>
+        </h2>
+        {owned.rows.length === 0 ? <NoProjects /> : <ProjectList projects={owned.rows} />}
+        {owned.total > SHOWN ? <a href="/dashboard/projects">All your projects</a> : null}
+      </section>
+      <section aria-labelledby="your-groups">
+        <h2 id="your-groups">
+          <a href="/dashboard/groups">Your groups</a> <span class="badge">{groups.total}</span>
+        </h2>
+        {groups.rows.length === 0 ? <NoGroups /> : <GroupList groups={groups.rows} />}
+        {groups.total > SHOWN ? <a href="/dashboard/groups">All your groups</a> : null}
+      </section>
+      <section aria-labelledby="recent-activity">
+        <h2 id="recent-activity">
+          <a href="/dashboard/activity">Recent activity</a>
+        </h2>
+        <ActivityList items={activity} empty={<NoActivity />} />
+      </section>
+    </>
+  );
 }
 
 function SearchForm({ action, label, value }: { action: string; label: string; value: string | undefined }) {

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { renderToString } from 'preact-render-to-string';
 import type { FastifyRequest } from 'fastify';
 import { AppError, MovedPermanentlyError, NotFoundError, UnauthorizedError } from '../../infra/errors/index.js';
 import { prettyPageUrl } from '../../web/page-paths.js';
@@ -75,12 +76,22 @@ export function projectsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
       ),
       namespaceCrumbs(deps, namespace, actor),
     ]);
-    return { project, level, openIssues: open.total, hints, snippets: recent.rows, crumbs };
+    // Rendered here, from escaped values, so a kept overview is not rendered again.
+    const html = renderToString(
+      <ProjectOverview
+        project={project}
+        openIssues={open.total}
+        cloneUrl={`${cloneBase}/${project.full_path}.git`}
+        hints={hints}
+        snippets={recent.rows}
+      />,
+    );
+    return { project, level, crumbs, html };
   };
   type OverviewData = NonNullable<Awaited<ReturnType<typeof overviewData>>>;
 
   /**
-   * A project's overview data, kept until the next commit to the database (10 s at most), by
+   * A project's overview, rendered, kept until the next commit to the database (10 s at most), by
    * address and viewer: the page most often asked for, read far more often than it changes.
    * Refusals and redirects are thrown, so never kept.
    */
@@ -95,23 +106,17 @@ export function projectsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
     overviews.through(
       `${request.page.actor?.user.id ?? 0}\n${path}`,
       () => overviewData(request, path),
-      (data) => (data === null ? 64 : JSON.stringify(data).length),
+      (data) => (data === null ? 64 : data.html.length + JSON.stringify(data.project).length),
     );
 
-  const overview = (request: FastifyRequest, { project, level, openIssues, hints, snippets: recent, crumbs }: OverviewData) => (
+  const overview = (request: FastifyRequest, { project, level, crumbs, html }: OverviewData) => (
     <Layout
       title={project.name}
       page={request.page}
       crumbs={[...crumbs, { label: project.name }]}
       project={{ fullPath: project.full_path, name: project.name, level, current: 'overview' }}
     >
-      <ProjectOverview
-        project={project}
-        openIssues={openIssues}
-        cloneUrl={`${cloneBase}/${project.full_path}.git`}
-        hints={hints}
-        snippets={recent}
-      />
+      <div class="project-overview" dangerouslySetInnerHTML={{ __html: html }} />
     </Layout>
   );
 
