@@ -54,7 +54,7 @@ export class SettingsService {
     private readonly clock: Clock,
     /** Whether the project exists and is not scheduled for deletion (the projects module's answer). */
     private readonly projectLive: (projectId: number) => Promise<boolean>,
-    private readonly bus?: DomainEventBus,
+    private readonly bus: DomainEventBus,
   ) {
     this.grants = new EpochCache({ db, epochs: ['error-tracking', 'projects'], clock, ttlMs: 10_000, maxEntries: 10_000 });
   }
@@ -132,7 +132,7 @@ export class SettingsService {
     target: { type: string; id: number | null; details: string | null },
     setting?: SettingsRow,
   ): Promise<void> {
-    if (!audit || !this.bus) return;
+    if (!audit) return;
     const details: Record<string, boolean> = setting ? { active: setting.active === 1, integrated: setting.integrated === 1 } : {};
     await this.bus.publish(projectAudit(audit.by, audit.project, eventName, target, details, this.clock.now()), trx);
   }

@@ -59,7 +59,7 @@ export class OAuthTokens {
     private readonly storage: OAuthStorage,
     private readonly clock: Clock,
     db: Executor,
-    private readonly bus?: DomainEventBus,
+    private readonly bus: DomainEventBus,
   ) {
     this.found = new EpochCache({ db, epochs: ['credentials'], clock, ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX });
   }
@@ -196,7 +196,7 @@ export class OAuthTokens {
         details: { application_id: application.id, client_id: application.uid, token_type_hint: presented.kind },
         at: now,
       };
-      await this.bus?.publish({ type: 'audited', entry, at: now }, executor);
+      await this.bus.publish({ type: 'audited', entry, at: now }, executor);
     });
   }
 
