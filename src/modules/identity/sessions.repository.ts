@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { Repository } from '../../infra/db/index.js';
+import { CompiledOnce, Repository } from '../../infra/db/index.js';
 import type { SessionsTable } from '../../infra/db/tables/auth.js';
 import type { UserRow } from './users.repository.js';
 
@@ -9,6 +9,16 @@ export interface SessionWithUser {
   session: SessionRow;
   user: Pick<UserRow, 'id' | 'username' | 'is_admin' | 'state' | 'bot'>;
 }
+
+// Every page view with a session cookie runs this: compiled once, as token lookups are.
+const SESSION_BY_DIGEST = new CompiledOnce(1, (db, digest: string) =>
+  db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .selectAll('s')
+    .select(['u.username as u_username', 'u.is_admin as u_is_admin', 'u.state as u_state', 'u.bot as u_bot'])
+    .where('s.session_digest', '=', digest),
+);
 
 export class SessionsRepository extends Repository {
   insert(session: { digest: string; userId: number; ip: string | null; userAgent: string | null; now: number; expiresAt: number }) {
@@ -28,13 +38,7 @@ export class SessionsRepository extends Repository {
 
   /** One indexed lookup by digest, joined with the owner (the same shape as token lookups). */
   async findByDigestWithUser(digest: string): Promise<SessionWithUser | undefined> {
-    const row = await this.db
-      .selectFrom('sessions as s')
-      .innerJoin('users as u', 'u.id', 's.user_id')
-      .selectAll('s')
-      .select(['u.username as u_username', 'u.is_admin as u_is_admin', 'u.state as u_state', 'u.bot as u_bot'])
-      .where('s.session_digest', '=', digest)
-      .executeTakeFirst();
+    const row = await SESSION_BY_DIGEST.first(this.db, digest);
     if (!row) return undefined;
     const { u_username, u_is_admin, u_state, u_bot, ...session } = row;
     return { session, user: { id: session.user_id, username: u_username, is_admin: u_is_admin, state: u_state, bot: u_bot } };
