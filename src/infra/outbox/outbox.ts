@@ -89,6 +89,7 @@ export class Outbox {
   private running: Promise<void> | null = null;
   private stopped = true;
   private poked = false;
+  private pokePending = false;
   private lastPrune = 0;
   /** Items sent whose state is written with the next batch. */
   private readonly sentIds: number[] = [];
@@ -252,8 +253,11 @@ export class Outbox {
       this.poked = true;
       return;
     }
+    if (this.pokePending) return;
+    this.pokePending = true;
     if (this.timer) clearTimeout(this.timer);
-    this.schedule(0);
+    // Under load a new item waits for the next poll rather than starting a drain per request.
+    this.schedule(this.busy() ? this.pollMs : 0);
   }
 
   /** Whether the event loop was busy more than 80 % of the time since the last look. */
@@ -268,12 +272,13 @@ export class Outbox {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.poked = false;
+      this.pokePending = false;
       this.running = this.drain(5_000, { yieldWhenBusy: true })
         .then(() => this.prune())
         .catch((error: unknown) => this.log.error({ err: error }, 'outbox loop failed'))
         .finally(() => {
           this.running = null;
-          if (!this.stopped) this.schedule(this.poked ? 0 : this.pollMs);
+          if (!this.stopped) this.schedule(this.poked && !this.busy() ? 0 : this.pollMs);
         });
     }, delay);
     this.timer.unref();
