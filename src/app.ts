@@ -6,7 +6,7 @@ import type { Config } from './config/index.js';
 import { ResolverRegistry, createAuthHook } from './infra/auth/index.js';
 import { DomainEventBus } from './infra/bus.js';
 import { systemClock, type Clock } from './infra/clock.js';
-import { openDatabase, type DatabaseHandle } from './infra/db/index.js';
+import { VersionCache, openDatabase, type DatabaseHandle } from './infra/db/index.js';
 import { ServiceUnavailableError, apiErrorHandler } from './infra/errors/index.js';
 import { installBodyIdleTimeout } from './infra/http/body-timeout.js';
 import { installMethodNotAllowed } from './infra/http/method-not-allowed.js';
@@ -41,7 +41,7 @@ import { installJsonParser } from './infra/http/json-parser.js';
 import { AT_LEAST_ONE_OF, installParamCoercion } from './infra/http/params.js';
 import { installRackForms, parseRackQuery, queryError } from './infra/http/rack-params.js';
 import { staticRoutes } from './web/static.js';
-import { installPageLayer, notFoundPage, rewritePageUrl, type PagePorts } from './web/index.js';
+import { installPageLayer, notFoundPage, rewritePageUrl, type PagePorts, type PageResource } from './web/index.js';
 
 export const VERSION = '0.1.0';
 
@@ -257,13 +257,26 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   staticRoutes(app);
   for (const module of mounted) await module.rootRoutes(app);
   // HTML pages: one layer decides their policy, CSRF and error pages (src/web).
+  const pageResources = new VersionCache<PageResource>({
+    dataVersion: () => platform.database.dataVersion(),
+    clock: platform.clock,
+    ttlMs: 10_000,
+    maxEntries: 5000,
+    maxBytes: 5000 * 1024,
+  });
   pagePorts = {
     currentUser: (request) => identity.pageAuth.currentUser(request),
     csrfToken: (request, reply) => identity.pageAuth.pageCsrf(request, reply),
     verifyCsrf: (request) => identity.pageAuth.verifyPageCsrf(request),
     project: async (request, ref, minLevel) => {
-      const { project, level } = await projects.lookup.project(request, ref, minLevel);
-      return { row: project, level };
+      const resolve = async () => {
+        const { project, level } = await projects.lookup.project(request, ref, minLevel);
+        return { row: project, level };
+      };
+      // A page view's project, by viewer, kept until the next commit (pageResources); refusals
+      // and redirects are thrown, so never kept, and a form's POST always looks again.
+      if (request.method !== 'GET') return resolve();
+      return pageResources.through(`${request.actor?.user.id ?? 0}\n${minLevel}\n${ref}`, resolve, () => 1024);
     },
     group: async (request, ref, minLevel) => {
       const { group, level } = await projects.lookup.group(request, ref, minLevel);

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { renderToString } from 'preact-render-to-string';
+import { VersionCache } from '../../infra/db/index.js';
 import { IntegerId, deepestPage, type ApiApp } from '../../infra/http/index.js';
 import { Layout, ROLE, formErrorsOf, sendPage, type Crumb, type FieldErrors } from '../../web/index.js';
 import type { ProjectRow } from '../projects/index.js';
@@ -121,6 +123,14 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
     );
   };
 
+  const keptLists = new VersionCache<string>({
+    dataVersion: () => platform.database.dataVersion(),
+    clock: platform.clock,
+    ttlMs: 10_000,
+    maxEntries: 500,
+    maxBytes: 16 * 1024 * 1024,
+  });
+
   const settingsCrumbs = (project: ProjectRow, more: Crumb[] = []): Crumb[] =>
     more.length === 0
       ? [{ label: 'Settings' }, { label: 'Monitor' }]
@@ -192,20 +202,40 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
       const legacy = q.status && q.tab === undefined ? q.status : undefined;
       if (legacy && (ALERT_TABS as readonly string[]).includes(legacy)) state.tab = legacy as AlertListState['tab'];
       const statuses = legacy ? [legacy] : TAB_STATUSES[state.tab];
-      const counts = await alerts.statusCounts(project, COUNT_CAP);
-      const filter = {
-        statuses,
-        severities: state.severity ? [state.severity] : undefined,
-        search: state.search || undefined,
-        sort: state.sort,
-      };
-      // One row more than a page tells whether there is a next one; nothing is counted beyond the capped tabs.
-      const found = await alerts.rows(project, filter, ALERTS_PER_PAGE + 1, (state.page - 1) * ALERTS_PER_PAGE);
-      const rows = found.slice(0, ALERTS_PER_PAGE);
-      // The tab's count is the page's total unless a search or severity narrows it, or it passed the cap.
-      const narrowed = state.search !== '' || state.severity !== '' || legacy === 'ignored';
-      const tabTotal = tabCount(state.tab, counts);
-      const total = narrowed || tabTotal > COUNT_CAP ? null : tabTotal;
+      const canConfigure = level >= ROLE.maintainer;
+      // The list as drawn, kept until the next commit to the database (10 s at most): asked for far
+      // more often than alerts change, and its counts and rows read indexes of 100,000 rows.
+      const list = await keptLists.through(
+        JSON.stringify([project.id, canConfigure, state, legacy ?? null]),
+        async () => {
+          const counts = await alerts.statusCounts(project, COUNT_CAP);
+          const filter = {
+            statuses,
+            severities: state.severity ? [state.severity] : undefined,
+            search: state.search || undefined,
+            sort: state.sort,
+          };
+          // One row more than a page tells whether there is a next one; nothing is counted beyond the capped tabs.
+          const found = await alerts.rows(project, filter, ALERTS_PER_PAGE + 1, (state.page - 1) * ALERTS_PER_PAGE);
+          const rows = found.slice(0, ALERTS_PER_PAGE);
+          // The tab's count is the page's total unless a search or severity narrows it, or it passed the cap.
+          const narrowed = state.search !== '' || state.severity !== '' || legacy === 'ignored';
+          const tabTotal = tabCount(state.tab, counts);
+          const total = narrowed || tabTotal > COUNT_CAP ? null : tabTotal;
+          return renderToString(
+            <AlertList
+              project={project}
+              rows={rows}
+              total={total}
+              hasNext={found.length > ALERTS_PER_PAGE}
+              state={state}
+              counts={counts}
+              canConfigure={canConfigure}
+            />,
+          );
+        },
+        (html) => html.length,
+      );
       return sendPage(
         reply,
         await frame(
@@ -213,15 +243,8 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
           'Alerts',
           'alerts',
           alertsCrumbs(project, []),
-          <AlertList
-            project={project}
-            rows={rows}
-            total={total}
-            hasNext={found.length > ALERTS_PER_PAGE}
-            state={state}
-            counts={counts}
-            canConfigure={level >= ROLE.maintainer}
-          />,
+          // Drawn by AlertList from escaped values (keptLists).
+          <div class="alert-list" dangerouslySetInnerHTML={{ __html: list }} />,
         ),
       );
     },
