@@ -80,12 +80,12 @@ function SubNav({ fullPath, current }: { fullPath: string; current: 'errors' | '
 }
 
 /** The error list: status tabs with counts, search, filters, sort, a sparkline per row, pages. */
-export function ErrorListPageView(props: ListPageProps) {
-  const { project, list, query, frame } = props;
+export function ErrorListBody(props: Omit<ListPageProps, 'frame'>) {
+  const { project, list, query } = props;
   const all = [...props.counts.values()].reduce((a, b) => a + b, 0);
   const tabCount = (s: StatusTab) => (s === 'all' ? all : (props.counts.get(s) ?? 0));
   return (
-    <Layout title={`Error tracking · ${project.name}`} page={frame.page} crumbs={frame.crumbs} project={frame.nav}>
+    <>
       <h1>Errors</h1>
       <SubNav fullPath={project.full_path} current="errors" />
       <nav class="tabs et-status-tabs" aria-label="Status">
@@ -183,6 +183,18 @@ export function ErrorListPageView(props: ListPageProps) {
           </a>
         ) : null}
       </nav>
+    </>
+  );
+}
+
+/**
+ * The list page around a list drawn by ErrorListBody (from escaped values) and kept as HTML
+ * (pages.routes.ts): only the layout is drawn per view.
+ */
+export function ErrorListPageView({ frame, project, html }: { frame: ErrorsFrame; project: ProjectRow; html: string }) {
+  return (
+    <Layout title={`Error tracking · ${project.name}`} page={frame.page} crumbs={frame.crumbs} project={frame.nav}>
+      <div class="error-list" dangerouslySetInnerHTML={{ __html: html }} />
     </Layout>
   );
 }
@@ -423,6 +435,7 @@ export function ReleasesPageView(props: ReleasesPageProps) {
   );
 }
 
-export const errorListPage = (props: ListPageProps) => <ErrorListPageView {...props} />;
+export const errorListPage = (props: { frame: ErrorsFrame; project: ProjectRow; html: string }) => <ErrorListPageView {...props} />;
+export const errorListBody = (props: Omit<ListPageProps, 'frame'>) => <ErrorListBody {...props} />;
 export const errorPage = (props: ErrorPageProps) => <ErrorPageView {...props} />;
 export const releasesPage = (props: ReleasesPageProps) => <ReleasesPageView {...props} />;

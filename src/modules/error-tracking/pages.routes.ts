@@ -1,14 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { renderToString } from 'preact-render-to-string';
 import { VersionCache } from '../../infra/db/index.js';
-import type { ErrorStatus } from '../../infra/db/tables/error-tracking.js';
 import { NotFoundError } from '../../infra/errors/index.js';
-import type { ErrorListPage } from './errors.service.js';
 import { IntegerId, deepestPage, type ApiApp } from '../../infra/http/index.js';
 import { ROLE, sendPage, type Crumb } from '../../web/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import { Sort, Status } from './error-tracking.schemas.js';
-import { STATUS_TABS, errorListPage, errorPage, releasesPage, type ErrorsFrame } from './errors.pages.js';
+import { STATUS_TABS, errorListBody, errorListPage, errorPage, releasesPage, type ErrorsFrame } from './errors.pages.js';
 import { mapReleaseHealth, stackTraceOf } from './errors.presenter.js';
 import { errorPagePath, monitorSettingsPath, type ErrorTrackingDeps } from './error-tracking.deps.js';
 
@@ -60,7 +59,7 @@ const queryOf = (request: FastifyRequest) => {
  */
 export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
   const { errors, settings } = deps;
-  const views = new VersionCache<{ list: ErrorListPage; counts: Map<ErrorStatus, number> }>({
+  const views = new VersionCache<string>({
     dataVersion: () => deps.platform.database.dataVersion(),
     clock: deps.platform.clock,
     ttlMs: 10_000,
@@ -103,10 +102,11 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
         release: query.release || undefined,
         sort: query.sort,
       };
-      // A view is kept until the next commit to the database (10 s at most, as the sparklines
-      // move with the clock): the list is read far more often than errors change.
-      const { list, counts } = await views.through(
-        JSON.stringify([project.id, query]),
+      // A list is kept as drawn until the next commit to the database (10 s at most, as the
+      // sparklines move with the clock): it is read far more often than errors change.
+      const canSetUp = level >= ROLE.maintainer;
+      const html = await views.through(
+        JSON.stringify([project.id, canSetUp, query]),
         async () => {
           const counts = await errors.statusCounts(project.id);
           const plain = !filter.search && !filter.environment && !filter.release;
@@ -115,24 +115,14 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
             : filter.status === undefined
               ? [...counts.values()].reduce((a, b) => a + b, 0)
               : (counts.get(filter.status) ?? 0);
-          return { list: await errors.page(project.id, filter, PER_PAGE, (query.page - 1) * PER_PAGE, known), counts };
+          const list = await errors.page(project.id, filter, PER_PAGE, (query.page - 1) * PER_PAGE, known);
+          // An empty tab of a project that has errors is not the empty state that leads to setup.
+          const empty = list.rows.length === 0 && query.page === 1 && [...counts.values()].every((n) => n === 0);
+          return renderToString(errorListBody({ project, canSetUp, empty, list, counts, query }));
         },
-        (view) => 2048 + view.list.rows.reduce((n, r) => n + r.title.length + r.culprit.length + r.description.length + 512, 0),
+        (kept) => kept.length,
       );
-      // An empty tab of a project that has errors is not the empty state that leads to setup.
-      const empty = list.rows.length === 0 && query.page === 1 && [...counts.values()].every((n) => n === 0);
-      return sendPage(
-        reply,
-        errorListPage({
-          frame: await frame(request, project, level, [{ label: 'Error tracking' }]),
-          project,
-          canSetUp: level >= ROLE.maintainer,
-          empty,
-          list,
-          counts,
-          query,
-        }),
-      );
+      return sendPage(reply, errorListPage({ frame: await frame(request, project, level, [{ label: 'Error tracking' }]), project, html }));
     },
   );
 
