@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
 import { settle } from '../helpers/alerts.js';
 import type { TestApp } from '../helpers/app.js';
-import { chromiumSkip, launchChromium, listeningApp, shootAtWidths } from '../helpers/chromium.js';
+import { chromiumSkip, launchChromium, listeningApp, shootAtWidths, signInThroughPage } from '../helpers/chromium.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 
 const shoot = (page: Page, name: string, wide: string[]) => shootAtWidths(page, 'alerts-integrations', name, wide);
@@ -37,12 +37,7 @@ describe('Settings > Monitor alert integrations and custom mapping in Chromium',
     await t.close();
   });
 
-  const signIn = async (page: Page, user: TestUser, to: string) => {
-    await page.goto(to);
-    await page.fill('#user_login', user.user.username);
-    await page.fill('#user_password', 'password-123');
-    await Promise.all([page.waitForURL(to), page.click('#new_user button[type=submit]')]);
-  };
+  const signIn = (page: Page, user: TestUser, to: string) => signInThroughPage(page, user.user.username, to);
   const post = (url: string, key: string, body: unknown) =>
     fetch(url, {
       method: 'POST',

@@ -4,7 +4,7 @@ import { type Browser, type Page } from 'playwright-core';
 import { settle } from '../helpers/alerts.js';
 import { alertmanagerSkip, startAlertmanager, waitFor, type RunningAlertmanager } from '../helpers/alertmanager.js';
 import type { TestApp } from '../helpers/app.js';
-import { chromiumSkip, launchChromium, listeningApp, shootAtWidths } from '../helpers/chromium.js';
+import { chromiumSkip, launchChromium, listeningApp, shootAtWidths, signInThroughPage } from '../helpers/chromium.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
 
 const shoot = (page: Page, name: string, wide: string[]) => shootAtWidths(page, 'alerts-triage', name, wide);
@@ -59,10 +59,7 @@ describe('Alertmanager alerts triaged on the alert pages in Chromium', { skip: c
     page.setDefaultTimeout(15_000);
     const wide: string[] = [];
     const settings = `${base}/${fullPath}/-/settings/operations`;
-    await page.goto(settings);
-    await page.fill('#user_login', owner.user.username);
-    await page.fill('#user_password', 'password-123');
-    await Promise.all([page.waitForURL(settings), page.click('#new_user button[type=submit]')]);
+    await signInThroughPage(page, owner.user.username, settings);
     await page.getByLabel('Name', { exact: true }).fill('Alertmanager');
     await page.getByLabel('Type', { exact: true }).selectOption('prometheus');
     await click(page, 'Create integration');

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromiumSkip, launchChromium, listeningApp, shootAtWidths } from '../helpers/chromium.js';
+import { chromiumSkip, launchChromium, listeningApp, shootAtWidths, signInThroughPage } from '../helpers/chromium.js';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app.js';
@@ -75,12 +75,7 @@ describe('error tracking through the pages in Chromium', { skip }, () => {
     await t.close();
   });
 
-  const signIn = async (page: Page, user: TestUser, to: string) => {
-    await page.goto(to);
-    await page.fill('#user_login', user.user.username);
-    await page.fill('#user_password', 'password-123');
-    await Promise.all([page.waitForURL(to), page.click('#new_user button[type=submit]')]);
-  };
+  const signIn = (page: Page, user: TestUser, to: string) => signInThroughPage(page, user.user.username, to);
 
   it('enable, read the DSN, send with @sentry/node, find the error, step through events, create an issue, rotate a key; a Reporter reads', async () => {
     const page = await (await browser.newContext()).newPage();

@@ -68,3 +68,14 @@ export async function listeningApp(options: TestAppOptions = {}): Promise<{ t: T
   await t.app.listen({ host: '127.0.0.1', port });
   return { t, base };
 }
+
+/**
+ * Opens `to` as a visitor, who lands on the sign-in form, signs in there as `username` and waits
+ * to be sent back to `to`, as a person following a link does.
+ */
+export async function signInThroughPage(page: Page, username: string, to: string, password = 'password-123'): Promise<void> {
+  await page.goto(to);
+  await page.fill('#user_login', username);
+  await page.fill('#user_password', password);
+  await Promise.all([page.waitForURL(to), page.click('#new_user button[type=submit]')]);
+}
