@@ -1,47 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createIntegration, pathOf, settle, type CreatedIntegration } from '../helpers/alerts.js';
+import { createIntegration, pathOf, settle } from '../helpers/alerts.js';
+import { alertmanagerSkip, startAlertmanager, waitFor, type RunningAlertmanager } from '../helpers/alertmanager.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createProject, createUser } from '../helpers/factories.js';
 
-const ALERTMANAGER = '/usr/bin/prometheus-alertmanager';
-const skip = existsSync(ALERTMANAGER) ? false : `${ALERTMANAGER} is not installed (Debian package prometheus-alertmanager)`;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Polls until `check` returns a value, at most `ms` milliseconds. */
-async function waitFor<T>(what: string, ms: number, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-describe('Prometheus Alertmanager 0.25 posting to the Prometheus notify endpoint', { skip }, () => {
+describe('Prometheus Alertmanager 0.25 posting to the Prometheus notify endpoint', { skip: alertmanagerSkip }, () => {
   let t: TestApp;
   let projectId: number;
-  let integration: CreatedIntegration;
-  let alertmanager: ChildProcess | null = null;
-  let amUrl = '';
-  let amOutput = '';
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'basalt-alertmanager-'));
+  let alertmanager: RunningAlertmanager | null = null;
 
   before(async () => {
     t = await createTestApp({ manualClock: false });
@@ -49,73 +16,16 @@ describe('Prometheus Alertmanager 0.25 posting to the Prometheus notify endpoint
     const basalt = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const owner = await createUser(t.app);
     projectId = (await createProject(t.app, owner)).id;
-    integration = await createIntegration(t, projectId, { name: 'Alertmanager', type: 'prometheus' });
-
-    const port = await freePort();
-    amUrl = `http://127.0.0.1:${port}`;
-    writeFileSync(
-      path.join(dir, 'alertmanager.yml'),
-      [
-        'global:',
-        '  resolve_timeout: 5s',
-        'route:',
-        '  receiver: basalt',
-        "  group_by: ['alertname']",
-        '  group_wait: 1s',
-        '  group_interval: 1s',
-        '  repeat_interval: 1h',
-        'receivers:',
-        '  - name: basalt',
-        '    webhook_configs:',
-        `      - url: '${basalt}${pathOf(integration.url)}'`,
-        '        send_resolved: true',
-        '        http_config:',
-        '          authorization:',
-        '            type: Bearer',
-        `            credentials: '${integration.token}'`,
-        '',
-      ].join('\n'),
-      { mode: 0o600 },
-    );
-    alertmanager = spawn(
-      ALERTMANAGER,
-      [
-        `--config.file=${path.join(dir, 'alertmanager.yml')}`,
-        `--storage.path=${path.join(dir, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        '--cluster.listen-address=',
-        '--log.level=warn',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    alertmanager.stdout?.on('data', (c: Buffer) => (amOutput += c.toString()));
-    alertmanager.stderr?.on('data', (c: Buffer) => (amOutput += c.toString()));
-    await waitFor('Alertmanager to be ready', 20_000, async () => ((await fetch(`${amUrl}/-/ready`)).ok ? true : undefined)).catch(
-      (error: Error) => {
-        throw new Error(`${error.message}\n${amOutput}`);
-      },
-    );
+    const integration = await createIntegration(t, projectId, { name: 'Alertmanager', type: 'prometheus' });
+    alertmanager = await startAlertmanager(`${basalt}${pathOf(integration.url)}`, integration.token);
   });
 
   after(async () => {
-    if (alertmanager && alertmanager.exitCode === null) {
-      const exited = new Promise((resolve) => alertmanager?.once('exit', resolve));
-      alertmanager.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-      if (alertmanager.exitCode === null) alertmanager.kill('SIGKILL');
-    }
+    await alertmanager?.stop();
     await t.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
-  const postAlerts = async (alerts: unknown[]) => {
-    const res = await fetch(`${amUrl}/api/v2/alerts`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(alerts),
-    });
-    assert.equal(res.status, 200, await res.text());
-  };
+  const postAlerts = (alerts: unknown[]) => alertmanager!.post(alerts);
   const listAlerts = async (): Promise<{ iid: number; title: string; severity: string; status: string; full_query: string }[]> =>
     (await t.api('GET', `/projects/${projectId}/alert_management/alerts`, { query: { per_page: '100' } })).json();
 
@@ -140,7 +50,7 @@ describe('Prometheus Alertmanager 0.25 posting to the Prometheus notify endpoint
       const list = await listAlerts();
       return list.length >= 2 ? list : undefined;
     }).catch((error: Error) => {
-      throw new Error(`${error.message}\nalertmanager output:\n${amOutput}`);
+      throw new Error(`${error.message}\nalertmanager output:\n${alertmanager?.output() ?? ''}`);
     });
     const disk = arrived.find((a) => a.title === 'Disk full on db-1');
     const errors = arrived.find((a) => a.title === 'Errors above 5%');
