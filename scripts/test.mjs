@@ -203,6 +203,8 @@ function buildOnce() {
     });
   });
 }
+// Before any suite makes schemas of its own: suites going on at once must not see theirs dropped.
+if (process.env.TEST_DATABASE_URL) await dropStaleSchemas(process.env.TEST_DATABASE_URL);
 const built = buildOnce();
 if (!coverage && !(await built)) results.push({ pass: 0, fail: 1, skipped: 0 });
 const sqlite = await run(coverage ? 'SQLite (measured)' : 'SQLite', measured, { BASALT_TEST_DB: 'sqlite' }, { measure: coverage });
@@ -218,7 +220,6 @@ const endToEndRun = coverage
     )
   : null;
 if (process.env.TEST_DATABASE_URL) {
-  await dropStaleSchemas(process.env.TEST_DATABASE_URL);
   const apiSuite = all.filter((f) => f.includes(`${path.sep}api${path.sep}`));
   const postgresRun = run('PostgreSQL (API suite)', apiSuite, { BASALT_TEST_DB: 'postgres' }, { held: endToEndRun !== null });
   results.push(...(await Promise.all([endToEndRun, postgresRun].filter((r) => r !== null))));
