@@ -32,6 +32,7 @@ const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig
 if (result.status !== 0) process.exit(result.status ?? 1);
 // Files the server reads at run time besides the compiled code.
 copyFileSync(path.join(root, 'src', 'web', 'basalt.css'), path.join(root, 'dist', 'web', 'basalt.css'));
+copyFileSync(path.join(root, 'src', 'web', 'basalt.js'), path.join(root, 'dist', 'web', 'basalt.js'));
 // The SQLite checkpoint thread's code, which tsc does not emit (plain CommonJS, infra/db/checkpointer.ts).
 copyFileSync(
   path.join(root, 'src', 'infra', 'db', 'checkpointer.worker.cjs'),

@@ -7,4 +7,5 @@ export { safeRedirectPath, signInPath, toSignIn } from './sign-in-path.js';
 export { notFoundPage } from './not-found-page.js';
 export type { FieldErrors, Flash as FlashMessage, FormRenderer, PagePolicy, PagePorts, PageResource, PageState } from './page-policy.js';
 export { ActionButton, Checkbox, Csrf, Field, FormError, Select, TextArea } from './forms.js';
+export { CopyButton } from './copy-button.js';
 export { Markdown } from './markdown.js';

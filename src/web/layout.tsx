@@ -3,6 +3,7 @@ import { renderToString } from 'preact-render-to-string';
 import type { FastifyReply } from 'fastify';
 import type { Flash as FlashMessage, PageState } from './page-policy.js';
 import { ProjectNav, type ProjectNavProps } from './project-nav.js';
+import { SCRIPT_URL } from './static.js';
 
 /** One step of the breadcrumb trail; the last one is the page itself and is not a link. */
 export interface Crumb {
@@ -77,7 +78,10 @@ function Breadcrumbs({ crumbs }: { crumbs: readonly Crumb[] }) {
   );
 }
 
-/** The page frame every server-rendered page shares: one CSS file, no client framework. */
+/**
+ * The page frame every server-rendered page shares: one CSS file and one small same-origin script
+ * that only enhances (copy buttons); no client framework.
+ */
 export function Layout({ title, page, username, csrf, crumbs, project, children }: LayoutProps) {
   const user = page?.actor?.user ?? null;
   const name = user?.username ?? username ?? null;
@@ -89,6 +93,7 @@ export function Layout({ title, page, username, csrf, crumbs, project, children 
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Basalt`}</title>
         <link rel="stylesheet" href="/-/static/basalt.css" />
+        <script src={SCRIPT_URL} defer />
       </head>
       <body>
         <header class="topbar">

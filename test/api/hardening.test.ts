@@ -77,13 +77,17 @@ describe('HTML pages: a Content-Security-Policy without inline script, no framin
     const csp = String(res.headers['content-security-policy']);
     assert.match(csp, /default-src 'none'/, `${label}: ${csp}`);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/, label);
-    assert.doesNotMatch(csp, /script-src/, `${label}: no script source at all`);
+    assert.match(csp, /(^|; )script-src 'self'(;|$)/, `${label}: scripts from the server itself only: ${csp}`);
     assert.match(csp, /frame-ancestors 'none'/, label);
     assert.equal(res.headers['x-frame-options'], 'DENY', label);
     assert.equal(res.headers['x-content-type-options'], 'nosniff', label);
     assert.match(String(res.headers['referrer-policy']), /^(no-referrer|strict-origin-when-cross-origin|same-origin)$/, label);
-    // Nothing the policy would block: no script, no inline handler, no inline style.
-    assert.doesNotMatch(res.body, /<script/i, label);
+    // Nothing the policy would block: no inline script (only the one static file), no inline handler, no inline style.
+    for (const script of res.body.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)) {
+      assert.match(script[1] ?? '', /^ src="\/-\/static\/basalt\.js\?v=[\w-]+" defer$/, `${label}: ${script[0]}`);
+      assert.equal(script[2], '', `${label}: no inline script`);
+    }
+    assert.equal(res.body.match(/<script/gi)?.length ?? 0, res.body.match(/<script\b[^>]*><\/script>/gi)?.length ?? 0, label);
     assert.doesNotMatch(res.body, /<[^>]+\son[a-z]+\s*=/i, `${label}: inline event handler`);
     assert.doesNotMatch(res.body, /<[^>]+\sstyle\s*=/i, `${label}: inline style`);
     assert.doesNotMatch(res.body, /<style/i, `${label}: style element`);
@@ -106,6 +110,22 @@ describe('HTML pages: a Content-Security-Policy without inline script, no framin
       form: { authenticity_token: await root.csrf(), user_code: 'BCDF-GHJK' },
     });
     assertHardenedPage(deviceCode, 'device code entry');
+  });
+
+  it('the one script is served from the server itself, as JavaScript, cached for a year at its content address', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/users/sign_in' });
+    const src = /<script src="([^"]+)" defer><\/script>/.exec(page.body)?.[1] ?? '';
+    assert.match(src, /^\/-\/static\/basalt\.js\?v=[\w-]{12}$/);
+    const script = await t.app.inject({ method: 'GET', url: src });
+    assert.equal(script.statusCode, 200);
+    assert.equal(script.headers['content-type'], 'text/javascript; charset=utf-8');
+    assert.equal(script.headers['cache-control'], 'public, max-age=31536000, immutable');
+    assert.equal(script.headers['x-content-type-options'], 'nosniff');
+    assert.match(script.body, /data-copy-target/);
+    assert.doesNotMatch(script.body, /\beval\(|new Function|innerHTML/, 'nothing the policy forbids, nothing that parses markup');
+    const stale = await t.app.inject({ method: 'GET', url: '/-/static/basalt.js?v=old' });
+    assert.equal(stale.body, script.body, "an old address gets today's script");
+    assert.equal(stale.headers['cache-control'], 'public, max-age=300', 'briefly cached');
   });
 });
 

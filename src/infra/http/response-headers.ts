@@ -17,13 +17,15 @@ declare module 'fastify' {
 
 /**
  * The Content-Security-Policy of every HTML answer. Pages are server-rendered with one
- * stylesheet and no script at all, so nothing else may load: no script, inline or not, no
- * inline style, no plugin, no `<base>` rewrite, and no framing (RFC 9700 §4.16). Same-origin
- * requests stay allowed (`connect-src 'self'`: a signed-in page may call the API). `form-action`
- * is left out on purpose: the consent form's answer redirects to the client's own URI, which
- * browsers would check against it (docs/decisions.md).
+ * stylesheet and one same-origin script file (/-/static/basalt.js, copy buttons), so nothing else
+ * may load: no inline script, no eval, no script from elsewhere, no inline style, no plugin, no
+ * `<base>` rewrite, and no framing (RFC 9700 §4.16). Same-origin requests stay allowed
+ * (`connect-src 'self'`: a signed-in page may call the API). `form-action` is left out on purpose:
+ * the consent form's answer redirects to the client's own URI, which browsers would check against
+ * it (docs/decisions.md).
  */
-export const PAGE_CSP = "default-src 'none'; connect-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 /** Two years, as the established product's bundled nginx sends when it serves https. */
 const HSTS = 'max-age=63072000';
 

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { Checkbox, Csrf, Field, FormError, Select, TextArea, type FieldErrors } from '../../web/index.js';
+import { Checkbox, CopyButton, Csrf, Field, FormError, Select, TextArea, type FieldErrors } from '../../web/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import type { AlertSettings } from './targets.service.js';
 import type { IntegrationRow } from './integrations.repository.js';
@@ -54,11 +54,13 @@ export function MonitorSettings(props: {
           <div class="revealed" role="status" id="created-integration">
             <h2>{revealed.what === 'created' ? `Integration ${revealed.name} created` : `New key for ${revealed.name}`}</h2>
             <p>Copy the key now: it is not shown again.{revealed.what === 'reset' ? ' The old key no longer works.' : ''}</p>
-            <p>
-              URL: <code id="integration-url">{revealed.url}</code>
+            <p class="copy-row">
+              <span>URL:</span> <code id="integration-url">{revealed.url}</code>
+              <CopyButton target="integration-url" what="URL" />
             </p>
-            <p>
-              Authorization key: <code id="integration-key">{revealed.token}</code>
+            <p class="copy-row">
+              <span>Authorization key:</span> <code id="integration-key">{revealed.token}</code>
+              <CopyButton target="integration-key" what="authorization key" />
             </p>
           </div>
         ) : null}
@@ -79,8 +81,9 @@ export function MonitorSettings(props: {
                 </span>
               </div>
               <p class="muted">{typeName(row)}</p>
-              <p>
-                Webhook URL: <code class="webhook-url">{url}</code>
+              <p class="copy-row">
+                <span>Webhook URL:</span> <code class="webhook-url">{url}</code>
+                <CopyButton value={url} what={`webhook URL of ${row.name}`} />
               </p>
               <p class="actions">
                 {row.type === 'http' ? <a href={PAGES.mapping(project.full_path, row.id)}>Custom field mapping</a> : null}

@@ -1,5 +1,5 @@
 import { toIso } from '../../infra/clock.js';
-import { Checkbox, Csrf } from '../../web/index.js';
+import { Checkbox, CopyButton, Csrf } from '../../web/index.js';
 import type { ProjectRow } from '../projects/index.js';
 import { errorPagePath, monitorSettingsPath } from './error-tracking.deps.js';
 import type { SettingsService } from './settings.service.js';
@@ -135,9 +135,12 @@ function ErrorTrackingSettings({ project, data, csrf }: { project: ProjectRow; d
           {dsn ? (
             <div class="field">
               <label for="dsn">DSN</label>
-              <input id="dsn" type="text" readonly value={dsn} class="et-dsn" aria-describedby="dsn-hint" />
+              <div class="copy-row">
+                <input id="dsn" type="text" readonly value={dsn} class="et-dsn" aria-describedby="dsn-hint" />
+                <CopyButton target="dsn" what="DSN" />
+              </div>
               <small class="hint" id="dsn-hint">
-                Select the field and copy it (Ctrl+C, or ⌘C on a Mac); give it to your application's Sentry SDK.
+                Give it to your application's Sentry SDK: copy it with the button, or select the field and press Ctrl+C (⌘C on a Mac).
               </small>
             </div>
           ) : (
@@ -175,7 +178,14 @@ function ErrorTrackingSettings({ project, data, csrf }: { project: ProjectRow; d
                   <code class="et-public-key">{key.publicKey}</code>{' '}
                   <span class={key.active ? 'badge et-status-resolved' : 'badge'}>{key.active ? 'active' : 'inactive'}</span>{' '}
                   <span class="muted small">created {toIso(key.createdAt).slice(0, 10)}</span>
-                  {key.dsn ? <div class="muted small et-key-dsn">{key.dsn}</div> : null}
+                  {key.dsn ? (
+                    <div class="copy-row">
+                      <span class="muted small et-key-dsn" id={`key-dsn-${key.id}`}>
+                        {key.dsn}
+                      </span>
+                      <CopyButton target={`key-dsn-${key.id}`} what={`DSN of key ${key.publicKey.slice(0, 13)}…`} />
+                    </div>
+                  ) : null}
                 </div>
                 <details class="et-confirm">
                   <summary class="button danger">Revoke</summary>
