@@ -32,10 +32,13 @@ export interface AuditEntry {
 }
 
 /** The author fields of an entry from who acted (the administrator behind Sudo is named in `details`). */
-export function auditAuthor(actor: Actor | ActorUser | null | undefined): { authorId: number; authorName: string } {
+export function auditAuthor(actor: Actor | ActorUser | null | undefined): { authorId: number; authorName: string; ipAddress?: string } {
   if (!actor) return { authorId: -1, authorName: 'An unauthenticated user' };
-  const user = 'user' in actor ? actor.user : actor;
-  return { authorId: user.id, authorName: user.username };
+  if (!('user' in actor)) return { authorId: actor.id, authorName: actor.username };
+  // An actor of a request carries its address (infra/auth): every event it causes records it.
+  return actor.ip === undefined
+    ? { authorId: actor.user.id, authorName: actor.user.username }
+    : { authorId: actor.user.id, authorName: actor.user.username, ipAddress: actor.ip };
 }
 
 /** `{ impersonated_by }` when an administrator acts through Sudo, for an entry's details. */

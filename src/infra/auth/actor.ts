@@ -27,6 +27,8 @@ export interface Actor {
   readonly credential: Credential;
   /** Set when an administrator acts as `user` through Sudo. */
   readonly sudoer?: ActorUser;
+  /** The client address of the request that acts (`request.ip`), which audit events record. */
+  readonly ip?: string;
 }
 
 /** The REST scopes and the OAuth-only OpenID Connect ones. */

@@ -61,7 +61,8 @@ export function createAuthHook(deps: AuthDeps) {
     await enforceApiLimits(deps, request, actor);
     if (!actor && policy.auth === 'required') throw new UnauthorizedError();
     if (policy.admin && !actor?.user.isAdmin) throw new ForbiddenError();
-    request.actor = actor;
+    // The request's address travels with who acts, for the audit events the action writes.
+    request.actor = actor && { ...actor, ip: request.ip };
     if (found?.token) deps.resolvers.current.tokenUsed?.(found.token.kind, found.token.id);
     if (actor && (actor.sudoer || actor.credential.kind === 'impersonation_token')) {
       await deps.resolvers.current.privilegedUse?.(actor, request);
@@ -125,7 +126,7 @@ const ROTATION_PATH = /^\/api\/v4\/(?:personal_access_tokens|(?:projects|groups)
  * is revoked before the request is refused (reference §1.3). Only refusals come here.
  */
 async function revokeReplayedFamily(deps: AuthDeps, request: FastifyRequest, token: ResolvedToken): Promise<void> {
-  if (ROTATION_PATH.test(request.url)) await deps.resolvers.current.revokedTokenReplayed?.(token.kind, token.id);
+  if (ROTATION_PATH.test(request.url)) await deps.resolvers.current.revokedTokenReplayed?.(token.kind, token.id, request.ip);
 }
 
 /** The API's answer to a refused token (reference §1.4). */

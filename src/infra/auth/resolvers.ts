@@ -41,8 +41,8 @@ export interface CredentialResolvers {
   csrfTokenValid?(request: FastifyRequest, sessionId: number): boolean;
   /** Sudo targets: a numeric ID or a case-insensitive username. */
   userByIdOrUsername?(value: string): Promise<ActorUser | null>;
-  /** A revoked token was presented to a rotation path (reference §1.3): end its whole family. */
-  revokedTokenReplayed?(kind: CredentialKind, id: number): Promise<void>;
+  /** A revoked token was presented to a rotation path (reference §1.3) from `ip`: end its whole family. */
+  revokedTokenReplayed?(kind: CredentialKind, id: number, ip: string): Promise<void>;
   /** Marks a token used (`last_used_at`), off the hot path. */
   tokenUsed?(kind: CredentialKind, id: number): void;
   /** A request acts through Sudo or an impersonation token (the audit trail records it). */

@@ -44,13 +44,16 @@ export class GitAuthenticator {
       if (!job?.running) throw GitHttpError.unauthorized();
       // A job runs as its user, so a blocked user's jobs lose git access too (as on the API).
       refuseBlocked(job.user);
-      return { login, actor: { user: job.user, credential: { kind: 'job_token', id: job.id, scopes: null, projectId: job.projectId } } };
+      return {
+        login,
+        actor: { user: job.user, credential: { kind: 'job_token', id: job.id, scopes: null, projectId: job.projectId }, ip: request.ip },
+      };
     }
 
     const found = await this.tokenActor(password);
     if (found) {
       resolvers.tokenUsed?.(found.token.kind, found.token.id);
-      return { login, actor: found.actor };
+      return { login, actor: { ...found.actor, ip: request.ip } };
     }
     return { login, actor: await this.passwordActor(request, login, password) };
   }
@@ -76,7 +79,8 @@ export class GitAuthenticator {
 
   /**
    * A password is checked like a sign-in: failures count against the `sign_in` limit, taken
-   * before the check and given back on success so concurrent guesses cannot all get through.
+   * before the check and given back on success so concurrent guesses cannot all get through,
+   * and each failure is a failed sign-in in the audit trail (`via: git_http`, with the address).
    */
   private async passwordActor(request: FastifyRequest, login: string, password: string): Promise<Actor> {
     const { limiter, config } = this.platform;
@@ -85,11 +89,14 @@ export class GitAuthenticator {
     if (!reservation.allowed) throw GitHttpError.tooManyAttempts(reservation.error.headers);
     const user = login ? await this.users.authenticate(login, password) : null;
     // A failure keeps the counts the reservation took.
-    if (!user || user.bot === 1) throw GitHttpError.unauthorized();
+    if (!user || user.bot === 1) {
+      await this.users.recordFailedSignIn(login.trim(), user, request.ip, 'git_http');
+      throw GitHttpError.unauthorized();
+    }
     await reservation.release();
     refuseBlocked(user);
     // A password is not scoped: it carries all of the user's rights, like a web session.
-    return { user: toActorUser(user), credential: { kind: 'session', id: 0, scopes: null } };
+    return { user: toActorUser(user), credential: { kind: 'session', id: 0, scopes: null }, ip: request.ip };
   }
 }
 

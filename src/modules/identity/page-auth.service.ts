@@ -30,7 +30,7 @@ export class PageAuth {
         .resolve(request.cookies[SESSION_COOKIE])
         .then((session) =>
           session && session.user.state !== 'blocked' && !session.user.bot
-            ? { user: session.user, credential: { kind: 'session' as const, id: session.id, scopes: null } }
+            ? { user: session.user, credential: { kind: 'session' as const, id: session.id, scopes: null }, ip: request.ip }
             : null,
         );
       this.resolved.set(request, actor);

@@ -38,7 +38,7 @@ export interface MembershipPort {
   ): Promise<unknown>;
   get(kind: 'namespace' | 'project', sourceId: number, userId: number): Promise<{ access_level: number }>;
   remove(
-    actor: { userId: number; level: number },
+    actor: { userId: number; level: number; ip?: string | undefined },
     kind: 'namespace' | 'project',
     sourceId: number,
     userId: number,
@@ -154,7 +154,7 @@ export class ResourceTokensService {
     await this.tokens.revoke(row, auditOf(actor, resource));
     await members
       .remove(
-        { userId: actor.user.id, level: resource.level },
+        { userId: actor.user.id, level: resource.level, ip: actor.ip },
         memberKind(resource.kind),
         resource.id,
         row.user_id,

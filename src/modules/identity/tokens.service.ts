@@ -28,6 +28,10 @@ export interface CreatedToken {
 export interface TokenAudit {
   by?: Actor | null;
   entity?: { type: AuditEntityType; id: number; path: string | null };
+  /** No person acted: the server did (a replayed rotated-out token revokes its family). */
+  system?: boolean;
+  /** The address of the request, when no actor carries it. */
+  ip?: string | null;
 }
 
 /** Each kind's name in audit events (`personal_access_token_created`, …). */
@@ -176,14 +180,22 @@ export class TokensService {
    * Publishes `<kind>_<action>` for a token in `executor`'s transaction: its name, scopes and
    * expiry, never its secret. Names not at hand (the creator's, the owner's) are read in it.
    */
-  private async audited(executor: Executor, row: TokenRow, action: string, context?: TokenAudit, extra: Record<string, number> = {}) {
+  private async audited(
+    executor: Executor,
+    row: TokenRow,
+    action: string,
+    context?: TokenAudit,
+    extra: Record<string, number | string> = {},
+  ) {
     const repo = this.tokens.on(executor);
     const by = context?.by;
-    const author = by
-      ? auditAuthor(by)
-      : row.created_by_id !== null
-        ? { authorId: row.created_by_id, authorName: (await repo.username(row.created_by_id)) ?? '' }
-        : auditAuthor(null);
+    const author: { authorId: number; authorName: string; ipAddress?: string | null } = context?.system
+      ? { authorId: -1, authorName: 'system', ipAddress: context.ip ?? null }
+      : by
+        ? auditAuthor(by)
+        : row.created_by_id !== null
+          ? { authorId: row.created_by_id, authorName: (await repo.username(row.created_by_id)) ?? '' }
+          : auditAuthor(null);
     const entity = context?.entity ?? {
       type: 'User' as const,
       id: row.user_id,
@@ -331,9 +343,16 @@ export class TokensService {
   /**
    * A revoked token presented for rotation is a replay of a rotated-out secret (reference §1.3):
    * the whole chain it belongs to is revoked, so the token that replaced it stops working too.
+   * When that ended a live token, the audit trail records it (`<kind>_revoked`, author `system`,
+   * the replaying address) in the same transaction.
    */
-  async revokeFamily(id: number): Promise<void> {
-    await this.db.transaction().execute((trx) => this.tokens.on(trx).revokeFamily(id));
+  async revokeFamily(id: number, ip: string | null = null): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const revoked = await this.tokens.on(trx).revokeFamily(id);
+      const row = revoked > 0 ? await this.tokens.on(trx).findById(id) : undefined;
+      if (!row) return;
+      await this.audited(trx, row, 'revoked', { system: true, ip }, { reason: 'rotated_token_reused', revoked_tokens: revoked });
+    });
   }
 
   /** Revokes the token and issues a new one with the same name, scopes and owner. */

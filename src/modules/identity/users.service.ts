@@ -282,10 +282,10 @@ export class UsersService {
    * A refused password (or a blocked or bot account) in the audit trail: the account when the
    * login names one, else the login as given (cut to 255 characters), with author id -1.
    */
-  async recordFailedSignIn(login: string, user: UserRow | null, ip: string | null): Promise<void> {
+  async recordFailedSignIn(login: string, user: UserRow | null, ip: string | null, via?: 'git_http'): Promise<void> {
     const now = this.clock.now();
     const account = user ?? (login === '' ? null : ((await this.users.findByLogin(login)) ?? null));
-    const entry = signInEntry(account, login.slice(0, 255), 'user_sign_in_failed', ip, now);
+    const entry = signInEntry(account, login.slice(0, 255), 'user_sign_in_failed', ip, now, via);
     await this.db.transaction().execute((trx) => this.bus.publish({ type: 'audited', at: now, entry }, trx));
   }
 
@@ -295,7 +295,7 @@ export class UsersService {
 }
 
 /** A sign-in's audit entry: about the account (id -1 when the login names none). */
-function signInEntry(user: UserRow | null, name: string, eventName: string, ip: string | null, at: number): AuditEntry {
+function signInEntry(user: UserRow | null, name: string, eventName: string, ip: string | null, at: number, via?: 'git_http'): AuditEntry {
   return {
     authorId: user?.id ?? -1,
     authorName: user?.username ?? name,
@@ -303,7 +303,8 @@ function signInEntry(user: UserRow | null, name: string, eventName: string, ip: 
     entityId: user?.id ?? -1,
     entityPath: user?.username ?? name,
     eventName,
-    details: { with: 'password' },
+    // `via` names the door other than the sign-in page (git over HTTP with a password).
+    details: via ? { with: 'password', via } : { with: 'password' },
     ipAddress: ip,
     at,
   };

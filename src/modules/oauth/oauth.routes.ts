@@ -92,7 +92,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   const revoke = { summary: 'Revokes an access or refresh token', operationId: 'revokeOauthToken', response: { 200: S.RevokeResponse } };
   formEndpoint('/oauth/revoke', CORS.token, revoke, RevokeForm, async (request, reply) => {
     const { params, application } = await authenticatedForm(request);
-    await tokens.revoke(application, requireParam(params, 'token'));
+    await tokens.revoke(application, requireParam(params, 'token'), request.ip);
     return noStore(reply).send({});
   });
 

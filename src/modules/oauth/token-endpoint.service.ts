@@ -37,5 +37,13 @@ export async function tokenEndpoint(deps: TokenEndpointDeps, request: FastifyReq
   if (!grant) throw new UnsupportedGrantTypeError();
   // Named fields, not a spread of `deps`: the route passes its whole dependency bag (a dozen
   // fields) and copying it was a measurable share of a refresh grant (docs/perf-lab.md).
-  return grant({ storage: deps.storage, clock: deps.clock, tokens: deps.tokens, idToken: deps.idToken, credentials, params });
+  return grant({
+    storage: deps.storage,
+    clock: deps.clock,
+    tokens: deps.tokens,
+    idToken: deps.idToken,
+    credentials,
+    params,
+    ip: request.ip,
+  });
 }

@@ -169,7 +169,7 @@ export class OAuthTokens {
    * token is refused and left alone. Revoking a refresh token ends its whole family (§2.1
    * SHOULD; checklist B7); an access token's row carries its refresh token, so both end together.
    */
-  async revoke(application: ClientApplication, secret: string): Promise<void> {
+  async revoke(application: ClientApplication, secret: string, ip: string | null = null): Promise<void> {
     const presented = parseToken(secret);
     if (!presented) return;
     const token =
@@ -194,10 +194,48 @@ export class OAuthTokens {
         targetDetails: null,
         eventName: 'oauth_access_token_revoked',
         details: { application_id: application.id, client_id: application.uid, token_type_hint: presented.kind },
+        ipAddress: ip,
         at: now,
       };
       await this.bus.publish({ type: 'audited', entry, at: now }, executor);
     });
+  }
+
+  /**
+   * A replayed refresh token or code revokes every live token of its family (reuse detection,
+   * RFC 9700 §4.14.2); when that ended any, the audit trail records it in the same transaction,
+   * authored by `system`, about the tokens' user, with the address that replayed it.
+   */
+  async revokeReusedFamily(
+    storage: OAuthStorage,
+    executor: Executor,
+    reuse: {
+      family: string;
+      userId: number | null;
+      application: { id: number; uid: string };
+      tokenId: number | null;
+      reason: string;
+      ip: string;
+    },
+    now: number,
+  ): Promise<void> {
+    const revoked = await storage.revokeFamily(reuse.family, now);
+    if (revoked === 0 || reuse.userId === null) return;
+    const entry: AuditEntry = {
+      authorId: -1,
+      authorName: 'system',
+      entityType: 'User',
+      entityId: reuse.userId,
+      entityPath: null,
+      targetType: 'Doorkeeper::AccessToken',
+      targetId: reuse.tokenId,
+      targetDetails: null,
+      eventName: 'oauth_access_token_revoked',
+      details: { application_id: reuse.application.id, client_id: reuse.application.uid, reason: reuse.reason, revoked_tokens: revoked },
+      ipAddress: reuse.ip,
+      at: now,
+    };
+    await this.bus.publish({ type: 'audited', entry, at: now }, executor);
   }
 
   /**

@@ -167,7 +167,7 @@ export function membersRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
         // Anyone may leave; removing someone else needs the managing level.
         const source = await find(request, request.params.id, request.params.user_id === actor.user.id ? 0 : manage);
         await members.remove(
-          { userId: actor.user.id, level: source.level },
+          { userId: actor.user.id, level: source.level, ip: request.ip },
           source.kind,
           source.id,
           request.params.user_id,

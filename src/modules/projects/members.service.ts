@@ -33,6 +33,8 @@ function checkGrantable(accessLevel: number, actorLevel: number): void {
 export interface MemberActor {
   readonly userId: number;
   readonly level: number;
+  /** The request's client address, for the audit trail. */
+  readonly ip?: string | undefined;
 }
 
 const LAST_OWNER = '400 Bad request - A group must have at least one owner';
@@ -95,11 +97,17 @@ export class MembersService {
       const row = await this.members.on(trx).insert(kind, sourceId, input.user_id, input.access_level, actor.user.id, expiresAt, now);
       // A token's bot joins with its token, whose creation is the audited action.
       if (!executor) {
-        await this.audit(trx, actor.user.id, kind, sourceId, input.user_id, 'member_created', now, {
-          add: 'user_access',
-          as: levelName(input.access_level),
-          ...sudoDetails(actor),
-        });
+        await this.audit(
+          trx,
+          actor.user.id,
+          kind,
+          sourceId,
+          input.user_id,
+          'member_created',
+          now,
+          { add: 'user_access', as: levelName(input.access_level), ...sudoDetails(actor) },
+          actor.ip,
+        );
       }
       await this.bus.publish(
         {
@@ -146,12 +154,22 @@ export class MembersService {
     if (accessLevel < AccessLevel.OWNER && (await this.isLastOwner(row))) throw new BadRequestError(LAST_OWNER);
     return this.db.transaction().execute(async (trx) => {
       const updated = await this.members.on(trx).updateLevel(row.id, accessLevel, expiry, now);
-      await this.audit(trx, actor?.user.id ?? -1, kind, sourceId, userId, 'member_updated', now, {
-        change: 'access_level',
-        from: levelName(row.access_level),
-        to: levelName(accessLevel),
-        ...sudoDetails(actor),
-      });
+      await this.audit(
+        trx,
+        actor?.user.id ?? -1,
+        kind,
+        sourceId,
+        userId,
+        'member_updated',
+        now,
+        {
+          change: 'access_level',
+          from: levelName(row.access_level),
+          to: levelName(accessLevel),
+          ...sudoDetails(actor),
+        },
+        actor?.ip,
+      );
       return updated;
     });
   }
@@ -166,6 +184,7 @@ export class MembersService {
     eventName: string,
     at: number,
     details: AuditEntry['details'],
+    ip: string | undefined,
   ): Promise<void> {
     const names = await this.members.on(trx).auditNames(kind, sourceId, userId, authorId);
     // A token's bot leaves with its token, whose revocation is the audited action.
@@ -181,6 +200,7 @@ export class MembersService {
       targetDetails: names.member,
       eventName,
       details,
+      ipAddress: ip ?? null,
       at,
     };
     await this.bus.publish({ type: 'audited', at, entry }, trx);
@@ -194,7 +214,7 @@ export class MembersService {
     const now = this.clock.now();
     await this.db.transaction().execute(async (trx) => {
       await this.members.on(trx).delete(row.id);
-      await this.audit(trx, actor.userId, kind, sourceId, userId, 'member_destroyed', now, { remove: 'user_access' });
+      await this.audit(trx, actor.userId, kind, sourceId, userId, 'member_destroyed', now, { remove: 'user_access' }, actor.ip);
       await this.bus.publish(
         { type: 'member_left', projectId: projectIdForEvents, namespaceId: kind === 'namespace' ? sourceId : null, userId, at: now },
         trx,

@@ -21,8 +21,16 @@ export async function authorizationCodeGrant(ctx: GrantContext): Promise<TokenRe
   if (!grant || grant.application_id !== application.id) throw new InvalidGrantError();
 
   const now = ctx.clock.now();
+  const reuse = {
+    family: grant.family,
+    userId: grant.user_id,
+    application,
+    tokenId: null,
+    reason: 'authorization_code_reused',
+    ip: ctx.ip,
+  };
   if (grant.consumed_at !== null) {
-    await ctx.storage.revokeFamily(grant.family, now);
+    await ctx.storage.transaction((storage, executor) => ctx.tokens.revokeReusedFamily(storage, executor, reuse, now));
     throw new InvalidGrantError('The authorization code has already been used; tokens issued from it are revoked.');
   }
   if (grant.expires_at <= now) throw new InvalidGrantError('The authorization code has expired.');
@@ -45,7 +53,7 @@ export async function authorizationCodeGrant(ctx: GrantContext): Promise<TokenRe
     });
   } catch (error) {
     if (!(error instanceof LostRace)) throw error;
-    await ctx.storage.revokeFamily(error.family, ctx.clock.now());
+    await ctx.storage.transaction((storage, executor) => ctx.tokens.revokeReusedFamily(storage, executor, reuse, ctx.clock.now()));
     throw new InvalidGrantError('The authorization code has already been used; tokens issued from it are revoked.');
   }
   const idToken = await ctx.idToken({ application, userId: grant.user_id, scopes, nonce: grant.nonce, authTime: grant.auth_time });

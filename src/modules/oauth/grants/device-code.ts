@@ -24,8 +24,9 @@ export async function deviceCodeGrant(ctx: GrantContext): Promise<TokenResponse>
   const grant = await ctx.storage.findDeviceGrantByDeviceDigest(digestToken(deviceCode));
   if (!grant || grant.application_id !== application.id) throw new InvalidGrantError();
   const now = ctx.clock.now();
+  const reuse = { family: grant.family, userId: grant.user_id, application, tokenId: null, reason: 'device_code_reused', ip: ctx.ip };
   if (grant.status === 'consumed') {
-    await ctx.storage.revokeFamily(grant.family, now);
+    await ctx.storage.transaction((storage, executor) => ctx.tokens.revokeReusedFamily(storage, executor, reuse, now));
     throw new InvalidGrantError('The device code has already been used; tokens issued from it are revoked.');
   }
   if (grant.expires_at <= now) throw new ExpiredTokenError();
@@ -47,7 +48,7 @@ export async function deviceCodeGrant(ctx: GrantContext): Promise<TokenResponse>
     });
   } catch (error) {
     if (!(error instanceof LostRace)) throw error;
-    await ctx.storage.revokeFamily(error.family, ctx.clock.now());
+    await ctx.storage.transaction((storage, executor) => ctx.tokens.revokeReusedFamily(storage, executor, reuse, ctx.clock.now()));
     throw new InvalidGrantError('The device code has already been used; tokens issued from it are revoked.');
   }
   const idToken = await ctx.idToken({ application, userId, scopes, nonce: null, authTime: null });

@@ -19,6 +19,8 @@ export interface GrantContext {
   readonly tokens: OAuthTokens;
   readonly credentials: ClientCredentials;
   readonly params: OAuthParams;
+  /** The client's address, recorded when a replay revokes tokens. */
+  readonly ip: string;
   /** An RS256 id_token when `openid` is among the scopes, else null. */
   idToken(request: IdTokenRequest): Promise<string | null>;
 }

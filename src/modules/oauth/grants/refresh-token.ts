@@ -1,3 +1,4 @@
+import type { Executor } from '../../../infra/db/index.js';
 import { InvalidGrantError, InvalidScopeError, OAuthError } from '../../../infra/errors/index.js';
 import { authenticateClient, checkClient } from '../client-auth.service.js';
 import { mapTokenResponse } from '../oauth.presenter.js';
@@ -28,7 +29,9 @@ const USED = 'The refresh token is invalid or was already used.';
  */
 export async function refreshTokenGrant(ctx: GrantContext): Promise<TokenResponse> {
   const presented = parseToken(requireParam(ctx.params, 'refresh_token'));
-  const outcome: Outcome = presented ? await ctx.storage.transaction((storage) => exchange(ctx, storage, presented)) : { unknown: true };
+  const outcome: Outcome = presented
+    ? await ctx.storage.transaction((storage, executor) => exchange(ctx, storage, executor, presented))
+    : { unknown: true };
   if ('unknown' in outcome) {
     await authenticateClient(ctx.storage, ctx.credentials);
     throw new InvalidGrantError();
@@ -39,7 +42,7 @@ export async function refreshTokenGrant(ctx: GrantContext): Promise<TokenRespons
   return mapTokenResponse(issued, 'code', ctx.tokens.lifetime(issued.row), idToken);
 }
 
-async function exchange(ctx: GrantContext, storage: OAuthStorage, presented: PresentedToken): Promise<Outcome> {
+async function exchange(ctx: GrantContext, storage: OAuthStorage, executor: Executor, presented: PresentedToken): Promise<Outcome> {
   const found = await ctx.tokens.findRefresh(storage, presented);
   if (!found || ctx.credentials.clientId !== found.application.uid) return { unknown: true };
   let application: ClientApplication;
@@ -51,8 +54,10 @@ async function exchange(ctx: GrantContext, storage: OAuthStorage, presented: Pre
   }
   const { token } = found;
   const now = ctx.clock.now();
+  // A replay (or the loser of a race) revokes the family, recorded as the system's revocation.
+  const reuse = { family: token.family, userId: token.user_id, application, tokenId: token.id, reason: 'refresh_token_reused', ip: ctx.ip };
   if (token.revoked === 1) {
-    if (token.rotated === 1) await storage.revokeFamily(token.family, now);
+    if (token.rotated === 1) await ctx.tokens.revokeReusedFamily(storage, executor, reuse, now);
     return { refused: new InvalidGrantError(USED) };
   }
   const redirectUri = ctx.params.get('redirect_uri');
@@ -68,7 +73,7 @@ async function exchange(ctx: GrantContext, storage: OAuthStorage, presented: Pre
   // Read in this transaction, the row can only have changed on PostgreSQL, where a concurrent
   // refresh may commit first: the UPDATE then matches nothing and this one lost the race.
   if (!(await storage.rotateToken(token.id, now))) {
-    await storage.revokeFamily(token.family, now);
+    await ctx.tokens.revokeReusedFamily(storage, executor, reuse, now);
     return { refused: new InvalidGrantError(USED) };
   }
   const issued = await ctx.tokens.issue(storage, {
