@@ -83,8 +83,8 @@ export function createIdentityModule(platform: Platform, deps: IdentityModuleDep
       const user = await users.findByIdOrUsername(value);
       return user ? toActorUser(user) : null;
     },
-    revokedTokenReplayed: async (kind, id) => {
-      if (TABLE_TOKEN_CREDENTIALS.has(kind)) await tokens.revokeFamily(id);
+    revokedTokenReplayed: async (kind, id, ip) => {
+      if (TABLE_TOKEN_CREDENTIALS.has(kind)) await tokens.revokeFamily(id, ip);
     },
     tokenUsed: (kind, id) => {
       if (kind !== 'oauth_token') tokens.markUsed(id);
