@@ -47,6 +47,7 @@
     window.clearTimeout(timers.get(status));
     status.textContent = text;
     button.classList.toggle('copied', text === 'Copied');
+    status.classList.toggle('copy-failed', text !== 'Copied');
     if (sticky) return;
     timers.set(
       status,

@@ -10,6 +10,8 @@ const KEYS_SHOWN = 20;
 
 export interface ErrorTrackingSectionData {
   readonly enabled: boolean;
+  /** New and regressed errors mail the Maintainers and Owners (on until a setting says otherwise). */
+  readonly emailNotifications: boolean;
   /** Oldest first; inactive keys are listed without a DSN. */
   readonly keys: readonly { id: number; publicKey: string; active: boolean; createdAt: number; dsn: string | null }[];
 }
@@ -30,6 +32,7 @@ export function errorTrackingSettingsSection(settings: SettingsService, external
       const [row, keys] = await Promise.all([settings.find(project.id), settings.listKeys(project.id, KEYS_SHOWN, 0)]);
       return {
         enabled: row?.active === 1 && row.integrated === 1,
+        emailNotifications: row ? row.email_notifications === 1 : true,
         keys: keys.rows.map((key) => ({
           id: key.id,
           publicKey: key.public_key,
@@ -127,6 +130,12 @@ function ErrorTrackingSettings({ project, data, csrf }: { project: ProjectRow; d
       <form method="post" action={errorTrackingSettingsAction(project.full_path)} class="et-toggle">
         <Csrf token={csrf} />
         <Checkbox name="active" value="true" label="Active (integrated error tracking)" checked={data.enabled} />
+        <Checkbox
+          name="email_notifications"
+          value="true"
+          label="Email new and regressed errors to Maintainers and Owners"
+          checked={data.emailNotifications}
+        />
         <button type="submit">Save changes</button>
       </form>
       {data.enabled ? (
@@ -140,7 +149,7 @@ function ErrorTrackingSettings({ project, data, csrf }: { project: ProjectRow; d
                 <CopyButton target="dsn" what="DSN" />
               </div>
               <small class="hint" id="dsn-hint">
-                Give it to your application's Sentry SDK: copy it with the button, or select the field and press Ctrl+C (⌘C on a Mac).
+                Give it to your application's Sentry SDK; the field can also be selected and copied with Ctrl+C (⌘C on a Mac).
               </small>
             </div>
           ) : (
