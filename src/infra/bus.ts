@@ -56,6 +56,8 @@ export type DomainEvent =
       changes: Record<string, { previous: unknown; current: unknown }>;
       at: number;
     }
+  /** The assignees of an issue changed (with or without other changes); `previousAssigneeIds` as they were. */
+  | { type: 'issue_reassigned'; projectId: number; issueId: number; authorId: number; previousAssigneeIds: number[]; at: number }
   | { type: 'note_created'; projectId: number | null; noteId: number; authorId: number; at: number }
   /** A comment's text was edited (webhooks send it as an update). */
   | { type: 'note_updated'; projectId: number | null; noteId: number; authorId: number; at: number }

@@ -106,6 +106,7 @@ export function createRecorder(rows: EventsRepository, pushLimit: number) {
         return;
       // Accounts, groups, removals and issue edits make no activity event.
       case 'issue_updated':
+      case 'issue_reassigned':
       case 'note_updated':
       case 'user_created':
       case 'user_renamed':

@@ -1,4 +1,5 @@
 import { noRootRoutes, type ModuleRoutes, type Platform } from '../../infra/platform.js';
+import { toActorUser } from '../identity/index.js';
 import { AccessPolicy } from './access.policy.js';
 import { groupsRoutes } from './groups.routes.js';
 import { GroupsService } from './groups.service.js';
@@ -38,6 +39,7 @@ export { ProjectLookup } from './projects.lookup.js';
 export type { ProjectsService } from './projects.service.js';
 export type { GroupsService } from './groups.service.js';
 export type { IssuesService } from './issues.service.js';
+export { parseDay } from './issues.service.js';
 export type { MembersService } from './members.service.js';
 export type { SnippetsService } from './snippets.service.js';
 export type { JobsService } from './jobs.service.js';
@@ -80,7 +82,21 @@ export function createProjectsModule(platform: Platform, moduleDeps: ProjectsMod
   const groups = new GroupsService(db, rows.namespaces, rows.members, rows.projects, clock, access, jobs, bus);
   const projects = new ProjectsService(db, rows.projects, rows.namespaces, clock, bus, access, jobs, storages);
   const members = new MembersService(db, rows.members, clock, bus);
-  const issues = new IssuesService(db, new IssuesRepository(db), rows.projects, clock, bus, spam);
+  const issues = new IssuesService(db, new IssuesRepository(db), rows.projects, clock, bus, spam, {
+    multipleAssignees: config.tier !== 'free',
+    // The established product's rule: an assignee must be able to read the project's issues.
+    readable: async (project, userIds) => {
+      const users = await identity.users.mapByIds(userIds);
+      const out: number[] = [];
+      for (const id of userIds) {
+        const user = users.get(id);
+        if (!user || user.state !== 'active') continue;
+        const actor = { user: toActorUser(user), credential: { kind: 'session' as const, id: 0, scopes: null } };
+        if (access.canSee(actor, project.visibility, await access.projectLevel(actor, project))) out.push(id);
+      }
+      return out;
+    },
+  });
   const snippets = new SnippetsService(db, new SnippetsRepository(db), clock, bus, storages[0] ?? 'default', spam);
   const ciJobs = new JobsService(new JobsRepository(db), clock);
   // Job tokens are resolved here (DESIGN.md §2): the hook asks only on allow-listed routes.

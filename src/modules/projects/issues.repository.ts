@@ -11,6 +11,12 @@ export interface IssueFilter {
   issueType?: string | undefined;
   authorId?: number | undefined;
   iids?: number[] | undefined;
+  /** A user's id, `none` (no assignee) or `any` (at least one). */
+  assignee?: number | 'none' | 'any' | undefined;
+  /** Users every returned issue is assigned to (`assignee_username`). */
+  assigneeAll?: readonly number[] | undefined;
+  /** Due dates: `none`, `any`, or an inclusive range of `YYYY-MM-DD` days (either end open). */
+  due?: 'none' | 'any' | { from?: string; to?: string } | undefined;
   orderBy: 'created_at' | 'updated_at';
   sort: 'asc' | 'desc';
   /** Confidential issues are shown only to these callers. */
@@ -30,6 +36,7 @@ export class IssuesRepository extends Repository {
     issueType: string;
     confidential: boolean;
     authorId: number;
+    dueDate?: string | null;
     now: number;
   }): Promise<IssueRow> {
     return this.db
@@ -42,6 +49,7 @@ export class IssuesRepository extends Repository {
         issue_type: values.issueType,
         confidential: values.confidential ? 1 : 0,
         author_id: values.authorId,
+        due_date: values.dueDate ?? null,
         created_at: values.now,
         updated_at: values.now,
       })
@@ -63,6 +71,36 @@ export class IssuesRepository extends Repository {
     if (filter.issueType) query = query.where('issue_type', '=', filter.issueType);
     if (filter.authorId) query = query.where('author_id', '=', filter.authorId);
     if (filter.iids?.length) query = query.where('iid', 'in', filter.iids);
+    const assignee = filter.assignee;
+    if (assignee !== undefined) {
+      query = query.where((eb) => {
+        let assigned = eb
+          .selectFrom('issue_assignees')
+          .select('issue_assignees.issue_id')
+          .whereRef('issue_assignees.issue_id', '=', 'issues.id');
+        if (typeof assignee === 'number') assigned = assigned.where('issue_assignees.user_id', '=', assignee);
+        return assignee === 'none' ? eb.not(eb.exists(assigned)) : eb.exists(assigned);
+      });
+    }
+    for (const userId of filter.assigneeAll ?? []) {
+      query = query.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('issue_assignees')
+            .select('issue_assignees.issue_id')
+            .whereRef('issue_assignees.issue_id', '=', 'issues.id')
+            .where('issue_assignees.user_id', '=', userId),
+        ),
+      );
+    }
+    const due = filter.due;
+    if (due === 'none') query = query.where('due_date', 'is', null);
+    else if (due === 'any') query = query.where('due_date', 'is not', null);
+    else if (due) {
+      query = query.where('due_date', 'is not', null);
+      if (due.from) query = query.where('due_date', '>=', due.from);
+      if (due.to) query = query.where('due_date', '<=', due.to);
+    }
     if (filter.search) {
       // Descriptions reach 1 MiB: only their head is searched, so a search (anonymous callers
       // included) costs at most SEARCHED_DESCRIPTION characters per issue (docs/decisions.md).
@@ -82,6 +120,44 @@ export class IssuesRepository extends Repository {
 
   update(id: number, changes: Updateable<IssuesTable>): Promise<IssueRow> {
     return this.db.updateTable('issues').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /** Each issue's assignees, by issue id, in ascending user id order. */
+  async assigneesOf(issueIds: readonly number[]): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>(issueIds.map((id) => [id, []]));
+    if (issueIds.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('issue_assignees')
+      .select(['issue_id', 'user_id'])
+      .where('issue_id', 'in', [...new Set(issueIds)])
+      .orderBy('issue_id')
+      .orderBy('user_id')
+      .execute();
+    for (const row of rows) out.get(Number(row.issue_id))?.push(Number(row.user_id));
+    return out;
+  }
+
+  /** Replaces an issue's assignees. */
+  async setAssignees(issueId: number, userIds: readonly number[]): Promise<void> {
+    await this.db.deleteFrom('issue_assignees').where('issue_id', '=', issueId).execute();
+    if (userIds.length > 0)
+      await this.db
+        .insertInto('issue_assignees')
+        .values([...new Set(userIds)].map((userId) => ({ issue_id: issueId, user_id: userId })))
+        .execute();
+  }
+
+  /** Open issues due on `day` (`YYYY-MM-DD`) in every project, by id after `afterId`. */
+  listOpenDueOn(day: string, afterId: number, limit: number): Promise<IssueRow[]> {
+    return this.db
+      .selectFrom('issues')
+      .selectAll()
+      .where('due_date', '=', day)
+      .where('state', '=', 'opened')
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
   }
 
   async delete(id: number): Promise<void> {

@@ -1,8 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { requireActor } from '../../infra/auth/index.js';
+import { BadRequestError } from '../../infra/errors/index.js';
 import { checkUnmodifiedSince, pageOf, setPaginationHeaders, type ApiApp } from '../../infra/http/index.js';
 import { spamContextOf } from '../spam/index.js';
 import { AccessLevel } from './access.policy.js';
+import type { IssueRow } from './issues.repository.js';
+import { dueFilterOf } from './issues.service.js';
+import type { ProjectRow } from './projects.repository.js';
 import { mapIssue, mapNote } from './projects.presenter.js';
 import * as I from './issues.schemas.js';
 import * as S from './projects.schemas.js';
@@ -12,6 +16,14 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
   const { platform, lookup, issues, users } = deps;
   const base = platform.config.externalUrl;
   const tags = ['issues'];
+
+  /** One issue with its comment count, assignees and the users it names. */
+  const present = async (issue: IssueRow, project: ProjectRow) => {
+    const [notes, assignees] = await Promise.all([issues.countNotes([issue.id]), issues.assigneesOf([issue.id])]);
+    const assigneeIds = assignees.get(issue.id) ?? [];
+    const byId = await users.mapByIds([issue.author_id, issue.closed_by_id, ...assigneeIds]);
+    return mapIssue(issue, project, base, byId, notes.get(issue.id) ?? 0, assigneeIds);
+  };
 
   app.post(
     '/projects/:id/issues',
@@ -23,7 +35,7 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
       const actor = requireActor(request);
       const { project, level } = await lookup.project(request, request.params.id);
       const issue = await issues.createFromUser(project, actor.user.id, level, request.body, spamContextOf(request, actor.user.id));
-      return reply.code(201).send(mapIssue(issue, project, base, await users.mapByIds([issue.author_id])));
+      return reply.code(201).send(await present(issue, project));
     },
   );
 
@@ -43,6 +55,18 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
       const { project, level } = await lookup.project(request, request.params.id);
       const q = request.query;
       const page = pageOf(q);
+      if (q.assignee_id !== undefined && q.assignee_username !== undefined)
+        throw new BadRequestError('assignee_id, assignee_username are mutually exclusive');
+      let assignee: number | 'none' | 'any' | undefined;
+      const assigneeAll: number[] = [];
+      if (q.assignee_id !== undefined) {
+        const lower = q.assignee_id.toLowerCase();
+        assignee = lower === 'none' ? 'none' : lower === 'any' ? 'any' : Number(q.assignee_id);
+      }
+      for (const username of q.assignee_username ?? []) {
+        // An unknown username matches no issue (id 0 is nobody's).
+        assigneeAll.push((await users.findByUsername(username))?.id ?? 0);
+      }
       const { rows, total } = await issues.list(
         project,
         {
@@ -51,6 +75,9 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
           issueType: q.issue_type,
           authorId: q.author_id,
           iids: q.iids,
+          assignee,
+          assigneeAll,
+          due: dueFilterOf(q.due_date, platform.clock.now()),
           orderBy: q.order_by ?? 'created_at',
           sort: q.sort ?? 'desc',
           includeConfidential: level >= AccessLevel.REPORTER,
@@ -59,10 +86,10 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
         page.limit,
         page.offset,
       );
-      const byId = await users.mapByIds(rows.flatMap((i) => [i.author_id, i.closed_by_id]));
-      const notes = await issues.countNotes(rows.map((i) => i.id));
+      const [notes, assignees] = await Promise.all([issues.countNotes(rows.map((i) => i.id)), issues.assigneesOf(rows.map((i) => i.id))]);
+      const byId = await users.mapByIds(rows.flatMap((i) => [i.author_id, i.closed_by_id, ...(assignees.get(i.id) ?? [])]));
       setPaginationHeaders(request, reply, page, total, base);
-      return rows.map((i) => mapIssue(i, project, base, byId, notes.get(i.id) ?? 0));
+      return rows.map((i) => mapIssue(i, project, base, byId, notes.get(i.id) ?? 0, assignees.get(i.id)));
     },
   );
 
@@ -75,8 +102,7 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
     async (request) => {
       const { project, level } = await lookup.project(request, request.params.id);
       const issue = await issues.get(project, request.params.issue_iid, request.actor, level);
-      const notes = await issues.countNotes([issue.id]);
-      return mapIssue(issue, project, base, await users.mapByIds([issue.author_id, issue.closed_by_id]), notes.get(issue.id) ?? 0);
+      return present(issue, project);
     },
   );
 
@@ -97,7 +123,7 @@ export function issuesRoutes(app: ApiApp, deps: ProjectsRouteDeps): void {
       const { project, level } = await lookup.project(request, request.params.id);
       const issue = await issues.get(project, request.params.issue_iid, actor, level);
       const updated = await issues.updateFromUser(project, issue, actor, level, request.body, spamContextOf(request, actor.user.id));
-      return mapIssue(updated, project, base, await users.mapByIds([updated.author_id, updated.closed_by_id]));
+      return present(updated, project);
     },
   );
 

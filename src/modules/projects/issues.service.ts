@@ -2,26 +2,100 @@ import type { Actor } from '../../infra/auth/index.js';
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Database, Executor } from '../../infra/db/index.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
+import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors/index.js';
 import { AccessLevel } from './access.policy.js';
 import type { IssueFilter, IssueRow, IssuesRepository, NoteRow } from './issues.repository.js';
 import type { SpamChecker, SpamContext } from '../spam/index.js';
 import type { ProjectRow, ProjectsRepository } from './projects.repository.js';
 
-export interface CreateIssueInput {
+/** Assignees and the due date: set by Reporter and above; others' values are ignored, as the established product does. */
+export interface IssuePlanningInput {
+  /** One user (`0` or null: nobody); `assignee_ids` wins when both are given. */
+  assignee_id?: number | null | undefined;
+  /** Users (`[]` or `[0]`: nobody); on Free only the first counts. */
+  assignee_ids?: number[] | undefined;
+  /** `YYYY-MM-DD`; empty or null clears it. */
+  due_date?: string | null | undefined;
+}
+
+export interface CreateIssueInput extends IssuePlanningInput {
   title: string;
   description?: string | undefined;
   issue_type?: 'issue' | 'incident' | undefined;
   confidential?: boolean | undefined;
 }
 
-export interface UpdateIssueInput {
+export interface UpdateIssueInput extends IssuePlanningInput {
   title?: string | undefined;
   description?: string | undefined;
   state_event?: 'close' | 'reopen' | undefined;
   issue_type?: 'issue' | 'incident' | undefined;
   confidential?: boolean | undefined;
 }
+
+/** Who may be assigned: the users among `userIds` who exist, are active and may see the project. */
+export interface IssuePeople {
+  readable(project: ProjectRow, userIds: readonly number[]): Promise<number[]>;
+  /** Premium and Ultimate keep several assignees; Free keeps the first. */
+  multipleAssignees: boolean;
+}
+
+const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** `YYYY-MM-DD` of a real calendar day, or undefined. */
+export function parseDay(value: string): string | undefined {
+  const match = DAY_PATTERN.exec(value);
+  if (!match) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (year < 1 || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
+  return value;
+}
+
+/** The due date an input asks for: undefined (unchanged), null (cleared) or a day; a bad value is a 400. */
+function wantedDueDate(input: IssuePlanningInput): string | null | undefined {
+  if (input.due_date === undefined) return undefined;
+  if (input.due_date === null || input.due_date.trim() === '') return null;
+  const day = parseDay(input.due_date.trim());
+  if (day === undefined) throw new BadRequestError('due_date is invalid');
+  return day;
+}
+
+const DAY_MS = 86_400_000;
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** The `due_date` list filter (the established product's values) as the repository reads it, for the UTC day of `now`. */
+export function dueFilterOf(value: string | undefined, now: number): IssueFilter['due'] {
+  const today = new Date(dayOf(now) + 'T00:00:00Z');
+  const y = today.getUTCFullYear();
+  const m = today.getUTCMonth();
+  const shift = (days: number) => dayOf(today.getTime() + days * DAY_MS);
+  switch (value) {
+    case '0':
+      return 'none';
+    case 'any':
+      return 'any';
+    case 'today':
+      return { from: shift(0), to: shift(0) };
+    case 'tomorrow':
+      return { from: shift(1), to: shift(1) };
+    case 'overdue':
+      return { to: shift(-1) };
+    case 'week': {
+      const sinceMonday = (today.getUTCDay() + 6) % 7;
+      return { from: shift(-sinceMonday), to: shift(6 - sinceMonday) };
+    }
+    case 'month':
+      return { from: dayOf(Date.UTC(y, m, 1)), to: dayOf(Date.UTC(y, m + 1, 0)) };
+    case 'next_month_and_previous_two_weeks':
+      return { from: shift(-14), to: dayOf(Date.UTC(y, m + 2, 0)) };
+    case undefined:
+    default:
+      return undefined;
+  }
+}
+
+const sameIds = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((id, i) => id === b[i]);
 
 const TITLE_MAX = 255;
 const DESCRIPTION_MAX = 1_048_576;
@@ -68,7 +142,37 @@ export class IssuesService {
     private readonly clock: Clock,
     private readonly bus: DomainEventBus,
     private readonly spam: SpamChecker | null = null,
+    private readonly people: IssuePeople | null = null,
   ) {}
+
+  /**
+   * The assignees an input asks for, as the established product reads them: undefined leaves
+   * them as they are; `0`, `[]` or `[0]` clears them; on Free only the first id counts; ids of
+   * users who do not exist or may not see the project are dropped, and when none is left the
+   * request leaves the assignees unchanged. Only Reporter and above set them.
+   */
+  async wantedAssignees(project: ProjectRow, level: number, input: IssuePlanningInput): Promise<number[] | undefined> {
+    if (level < AccessLevel.REPORTER) return undefined;
+    const asked =
+      input.assignee_ids ?? (input.assignee_id === undefined ? undefined : input.assignee_id === null ? [] : [input.assignee_id]);
+    if (asked === undefined) return undefined;
+    const ids = asked.filter((id) => id !== 0);
+    if (ids.length === 0) return [];
+    const kept = this.people?.multipleAssignees === false ? ids.slice(0, 1) : [...new Set(ids)].slice(0, 100);
+    const readable = this.people ? await this.people.readable(project, kept) : [];
+    if (readable.length === 0) return undefined;
+    return [...readable].sort((a, b) => a - b);
+  }
+
+  /** Each issue's assignees (user ids, ascending); other modules pass their transaction when they read inside one. */
+  assigneesOf(issueIds: readonly number[], executor?: Executor): Promise<Map<number, number[]>> {
+    return (executor ? this.issues.on(executor) : this.issues).assigneesOf(issueIds);
+  }
+
+  /** Open issues due on `day` in every project (the daily `issue_due` mail pages through them by id). */
+  listOpenDueOn(day: string, afterId: number, limit: number): Promise<IssueRow[]> {
+    return this.issues.listOpenDueOn(day, afterId, limit);
+  }
 
   /** An issue a person submits through the API: spam rules run first (SPEC "Errors" rule 5). */
   async createFromUser(
@@ -80,13 +184,19 @@ export class IssuesService {
   ): Promise<IssueRow> {
     checkTypeAllowed(input.issue_type, null, level);
     checkIssue(input);
+    const dueDate = level >= AccessLevel.REPORTER ? wantedDueDate(input) : undefined;
     await this.spam?.check('issue', { title: input.title, description: input.description ?? '' }, spam);
-    return this.create(project, authorId, input);
+    const assignees = await this.wantedAssignees(project, level, input);
+    return this.create(project, authorId, { ...input, due_date: dueDate, assignee_id: undefined, assignee_ids: assignees });
   }
 
-  /** Opens an issue; other modules (alerts, error tracking) pass their transaction. */
+  /**
+   * Opens an issue; other modules (alerts, error tracking) pass their transaction. Assignees
+   * here are already checked (`assignee_ids` as stored; `createFromUser` checks a person's).
+   */
   async create(project: ProjectRow, authorId: number, input: CreateIssueInput, executor?: Executor): Promise<IssueRow> {
     checkIssue(input);
+    const dueDate = wantedDueDate(input) ?? null;
     const run = async (trx: Executor) => {
       const now = this.clock.now();
       const iid = await this.projects.on(trx).nextInternalId(project.id, 'issues');
@@ -98,8 +208,10 @@ export class IssuesService {
         issueType: input.issue_type ?? 'issue',
         confidential: input.confidential ?? false,
         authorId,
+        dueDate,
         now,
       });
+      if (input.assignee_ids?.length) await this.issues.on(trx).setAssignees(issue.id, input.assignee_ids);
       await this.bus.publish({ type: 'issue_opened', projectId: project.id, issueId: issue.id, authorId, at: now }, trx);
       return issue;
     };
@@ -143,8 +255,13 @@ export class IssuesService {
     if (level < AccessLevel.REPORTER && issue.author_id !== actor.user.id) throw new ForbiddenError();
     checkTypeAllowed(input.issue_type, issue.issue_type, level);
     checkIssue(input);
+    const dueDate = level >= AccessLevel.REPORTER ? wantedDueDate(input) : undefined;
+    const wanted = await this.wantedAssignees(project, level, input);
     const run = async (trx: Executor) => {
       const now = this.clock.now();
+      const previous = wanted === undefined ? [] : ((await this.issues.on(trx).assigneesOf([issue.id])).get(issue.id) ?? []);
+      const reassigned = wanted !== undefined && !sameIds(previous, wanted);
+      if (reassigned) await this.issues.on(trx).setAssignees(issue.id, wanted);
       const closing = input.state_event === 'close' && issue.state !== 'closed';
       const reopening = input.state_event === 'reopen' && issue.state === 'closed';
       const updated = await this.issues.on(trx).update(issue.id, {
@@ -153,6 +270,7 @@ export class IssuesService {
         ...(input.description !== undefined ? { description: input.description } : {}),
         ...(input.issue_type !== undefined ? { issue_type: input.issue_type } : {}),
         ...(input.confidential !== undefined ? { confidential: input.confidential ? 1 : 0 } : {}),
+        ...(dueDate !== undefined ? { due_date: dueDate } : {}),
         ...(closing ? { state: 'closed', closed_at: now, closed_by_id: actor.user.id } : {}),
         ...(reopening ? { state: 'opened', closed_at: null, closed_by_id: null } : {}),
       });
@@ -161,6 +279,21 @@ export class IssuesService {
       if (reopening)
         await this.bus.publish({ type: 'issue_reopened', projectId: project.id, issueId: issue.id, authorId: actor.user.id, at: now }, trx);
       const changes = changedColumns(issue, input);
+      if (dueDate !== undefined && dueDate !== issue.due_date) changes.due_date = { previous: issue.due_date, current: dueDate };
+      if (reassigned) {
+        changes.assignees = { previous, current: wanted };
+        await this.bus.publish(
+          {
+            type: 'issue_reassigned',
+            projectId: project.id,
+            issueId: issue.id,
+            authorId: actor.user.id,
+            previousAssigneeIds: previous,
+            at: now,
+          },
+          trx,
+        );
+      }
       if (!closing && !reopening && Object.keys(changes).length > 0)
         await this.bus.publish(
           { type: 'issue_updated', projectId: project.id, issueId: issue.id, authorId: actor.user.id, changes, at: now },
@@ -186,6 +319,7 @@ export class IssuesService {
     if (level < AccessLevel.REPORTER && issue.author_id !== actor.user.id) throw new ForbiddenError();
     checkTypeAllowed(input.issue_type, issue.issue_type, level);
     checkIssue(input);
+    if (level >= AccessLevel.REPORTER) wantedDueDate(input);
     const title = input.title ?? issue.title;
     const description = input.description ?? issue.description;
     if (title !== issue.title || description !== issue.description) await this.spam?.check('issue', { title, description }, spam);

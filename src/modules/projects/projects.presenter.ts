@@ -99,7 +99,19 @@ export function mapMember(member: MemberRow, user: UserRow, base: string): Stati
   };
 }
 
-export function mapIssue(issue: IssueRow, project: ProjectRow, base: string, users: Users, notesCount = 0): IssueEntity {
+/** An issue as the API shows it; `users` holds its author, closer and `assigneeIds` (ascending). */
+export function mapIssue(
+  issue: IssueRow,
+  project: ProjectRow,
+  base: string,
+  users: Users,
+  notesCount = 0,
+  assigneeIds: readonly number[] = [],
+): IssueEntity {
+  const assignees = assigneeIds.flatMap((id) => {
+    const user = users.get(id);
+    return user ? [mapUserBasic(user, base)] : [];
+  });
   return {
     id: issue.id,
     iid: issue.iid,
@@ -113,15 +125,15 @@ export function mapIssue(issue: IssueRow, project: ProjectRow, base: string, use
     closed_by: userOrNull(users, issue.closed_by_id, base),
     labels: [],
     milestone: null,
-    assignees: [],
-    assignee: null,
+    assignees,
+    assignee: assignees[0] ?? null,
     author: userOrNull(users, issue.author_id, base),
     type: issue.issue_type.toUpperCase() as IssueEntity['type'],
     issue_type: issue.issue_type as IssueEntity['issue_type'],
     user_notes_count: notesCount,
     upvotes: 0,
     downvotes: 0,
-    due_date: null,
+    due_date: issue.due_date,
     confidential: issue.confidential === 1,
     discussion_locked: null,
     web_url: `${base}/${project.full_path}/-/issues/${issue.iid}`,

@@ -92,11 +92,19 @@ export const UpdateMemberBody = Type.Object({
   expires_at: Type.Optional(DateString),
 });
 
+/** Assignees and due date on create and update (the established product's names; `0` or `[]` unassigns). */
+const issuePlanning = {
+  assignee_id: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()])),
+  assignee_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100 })),
+  due_date: Type.Optional(Type.Union([Type.String({ maxLength: 32, description: 'YYYY-MM-DD; empty clears it' }), Type.Null()])),
+};
+
 export const CreateIssueBody = Type.Object({
   title: Type.String({ maxLength: 1024 }),
   description: Type.Optional(Type.String({ maxLength: 1_048_576 })),
   issue_type: Type.Optional(Type.Union([Type.Literal('issue'), Type.Literal('incident')])),
   confidential: Type.Optional(Type.Boolean()),
+  ...issuePlanning,
 });
 
 const issueUpdates = {
@@ -105,6 +113,7 @@ const issueUpdates = {
   state_event: Type.Optional(Type.Union([Type.Literal('close'), Type.Literal('reopen')])),
   issue_type: Type.Optional(Type.Union([Type.Literal('issue'), Type.Literal('incident')])),
   confidential: Type.Optional(Type.Boolean()),
+  ...issuePlanning,
 };
 export const UpdateIssueBody = Type.Object(issueUpdates, { [AT_LEAST_ONE_OF]: Object.keys(issueUpdates) });
 
@@ -116,6 +125,15 @@ export const ListIssuesQuery = Type.Object({
   issue_type: Type.Optional(Type.Union([Type.Literal('issue'), Type.Literal('incident')])),
   author_id: Type.Optional(IntegerId),
   iids: Type.Optional(Type.Array(IntegerId, { maxItems: 100 })),
+  assignee_id: Type.Optional(
+    Type.String({ maxLength: 20, pattern: '^([0-9]+|[Nn][Oo][Nn][Ee]|[Aa][Nn][Yy])$', description: 'A user id, `None` or `Any`' }),
+  ),
+  assignee_username: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 10 })),
+  due_date: Type.Optional(
+    Type.Union(
+      ['0', 'any', 'today', 'tomorrow', 'overdue', 'week', 'month', 'next_month_and_previous_two_weeks', ''].map((v) => Type.Literal(v)),
+    ),
+  ),
   order_by: Type.Optional(Type.Union([Type.Literal('created_at'), Type.Literal('updated_at')])),
   sort: Type.Optional(Sort),
 });

@@ -56,6 +56,10 @@ export interface IssueFacts {
   closedAt: number | null;
   createdAt: number;
   updatedAt: number;
+  /** Assignees' ids, ascending (none when absent). */
+  assigneeIds?: readonly number[];
+  /** `YYYY-MM-DD` or null. */
+  dueDate?: string | null;
 }
 
 export interface NoteFacts {
@@ -184,7 +188,7 @@ function issueAttrs(i: IssueFacts, base: string, fullPath: string) {
     created_at: isoUtc(i.createdAt),
     description: i.description,
     discussion_locked: null,
-    due_date: null,
+    due_date: i.dueDate ?? null,
     id: i.id,
     iid: i.iid,
     last_edited_at: null,
@@ -206,8 +210,8 @@ function issueAttrs(i: IssueFacts, base: string, fullPath: string) {
     human_total_time_spent: null,
     human_time_change: null,
     human_time_estimate: null,
-    assignee_ids: [] as number[],
-    assignee_id: null,
+    assignee_ids: [...(i.assigneeIds ?? [])],
+    assignee_id: i.assigneeIds?.[0] ?? null,
     labels: [] as unknown[],
     state: i.state,
     severity: 'unknown',
@@ -226,9 +230,20 @@ function stateChanges(action: IssueAction, issue: IssueFacts): IssueChanges {
   return {};
 }
 
-/** An Issue Hook body (incidents too: `object_attributes.type` is `Incident`). */
+/**
+ * An Issue Hook body (incidents too: `object_attributes.type` is `Incident`). `assignees` is
+ * there only when the issue has some, as the established product sends it; a change of
+ * assignees shows in `changes.assignees` as user objects before and after.
+ */
 export function issuePayload(
-  f: { project: ProjectFacts; user: UserFacts; issue: IssueFacts; action: IssueAction; changes?: IssueChanges },
+  f: {
+    project: ProjectFacts;
+    user: UserFacts;
+    issue: IssueFacts;
+    action: IssueAction;
+    changes?: IssueChanges;
+    assignees?: readonly UserFacts[];
+  },
   base: string,
 ) {
   return {
@@ -245,7 +260,13 @@ export function issuePayload(
       description: f.project.description,
       homepage: `${base}/${f.project.fullPath}`,
     },
+    ...(f.assignees?.length ? { assignees: f.assignees.map(userAttrs) } : {}),
   };
+}
+
+/** `changes.assignees` as the established product sends it: user objects before and after. */
+export function assigneeChanges(previous: readonly UserFacts[], current: readonly UserFacts[]) {
+  return { previous: previous.map(userAttrs), current: current.map(userAttrs) };
 }
 
 /** A Note Hook body for a comment on an issue. */

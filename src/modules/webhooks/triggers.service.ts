@@ -12,6 +12,7 @@ import { alertStatus } from './failure.rules.js';
 import type { HookRow, HooksRepository } from './hooks.repository.js';
 import {
   TRIGGER_EVENTS,
+  assigneeChanges,
   issuePayload,
   notePayload,
   pushPayload,
@@ -49,6 +50,7 @@ export const issueFacts = (i: IssueRow): IssueFacts => ({
   closedAt: i.closed_at,
   createdAt: i.created_at,
   updatedAt: i.updated_at,
+  dueDate: i.due_date,
 });
 
 export const noteFacts = (n: NoteRow) => ({
@@ -194,13 +196,17 @@ export class HookTriggers {
     const trigger = triggerOf('issue', issue.confidential === 1);
     const wanted = hooks.filter((h) => h[trigger] === 1);
     if (wanted.length === 0) return;
+    const assigneeIds = (await this.ports.issues.assigneesOf([issue.id], executor)).get(issue.id) ?? [];
+    const people = async (ids: unknown) => Promise.all((Array.isArray(ids) ? ids : []).map((id) => this.userFacts(Number(id), executor)));
+    const moved = changes.assignees;
     const body = issuePayload(
       {
         project: await this.projectFacts(project, executor),
         user: await this.userFacts(actorId, executor),
-        issue: issueFacts(issue),
+        issue: { ...issueFacts(issue), assigneeIds },
         action,
-        changes,
+        changes: moved ? { ...changes, assignees: assigneeChanges(await people(moved.previous), await people(moved.current)) } : changes,
+        assignees: await people(assigneeIds),
       },
       this.externalUrl,
     );
@@ -222,7 +228,7 @@ export class HookTriggers {
       {
         project: await this.projectFacts(project, executor),
         user: await this.userFacts(actorId, executor),
-        issue: issueFacts(issue),
+        issue: { ...issueFacts(issue), assigneeIds: (await this.ports.issues.assigneesOf([issue.id], executor)).get(issue.id) ?? [] },
         note: noteFacts(note),
         action,
       },

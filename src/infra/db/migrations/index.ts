@@ -15,6 +15,7 @@ import { webhooksMigration } from './0014_webhooks.js';
 import { alertActivityMigration } from './0015_alert_activity.js';
 import { errorPagesMigration } from './0016_error_pages.js';
 import { auditEventsMigration } from './0017_audit_events.js';
+import { issueAssigneesMigration } from './0018_issue_assignees.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -23,7 +24,7 @@ import type { MigrationFactory } from './helpers.js';
  * 0004 alerts, 0005 error tracking, 0006 notifications and events, 0007 git, 0008 cache epochs;
  * later changes take the next free number (0009 OAuth token ids, 0010 error event ids,
  * 0011 error fingerprint keys, 0012 the projects' activity index, 0013 the outbox, 0014 webhooks, 0015 alert activity,
- * 0016 the error list pages' indexes, 0017 audit events).
+ * 0016 the error list pages' indexes, 0017 audit events, 0018 issue assignees and due dates).
  * A shipped migration is never edited; a change is a new file.
  */
 export const migrations: Record<string, MigrationFactory> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0015_alert_activity': alertActivityMigration,
   '0016_error_pages': errorPagesMigration,
   '0017_audit_events': auditEventsMigration,
+  '0018_issue_assignees': issueAssigneesMigration,
 };

@@ -116,6 +116,14 @@ export interface IssuesTable {
   closed_at: Millis | null;
   created_at: Millis;
   updated_at: Millis;
+  /** `YYYY-MM-DD` (migration 0018). */
+  due_date: string | null;
+}
+
+/** An issue's assignees (migration 0018). */
+export interface IssueAssigneesTable {
+  issue_id: number;
+  user_id: number;
 }
 
 export interface NotesTable {
@@ -176,6 +184,7 @@ export interface CoreTables {
   snippets: SnippetsTable;
   internal_ids: InternalIdsTable;
   issues: IssuesTable;
+  issue_assignees: IssueAssigneesTable;
   notes: NotesTable;
   personal_access_tokens: PersonalAccessTokensTable;
   background_jobs: BackgroundJobsTable;
