@@ -2,7 +2,7 @@ import { toIso } from '../../infra/clock.js';
 import { niceMax, type Bucket } from './charts.rules.js';
 
 /**
- * Server-drawn SVG charts of the error pages (no script runs on a page): bar charts with axes and
+ * Server-drawn SVG charts of the error pages (drawn by the server, no script): bar charts with axes and
  * a tooltip per bar (each bar's `<title>`), and the list's 24-hour sparkline.
  */
 
