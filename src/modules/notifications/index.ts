@@ -22,6 +22,8 @@ export interface NotificationsModule extends ModuleRoutes {
   readonly mailer: NotificationMailer;
   /** Queues the reminders of personal tokens expiring within 7 days (the daily job's work; tests call it). */
   remindExpiringTokens(now: number): Promise<number>;
+  /** Queues the `issue_due` mails of open issues due the day after `now` (the daily job's work; tests call it). */
+  remindDueIssues(now: number): Promise<number>;
 }
 
 /**
@@ -53,6 +55,7 @@ export function createNotificationsModule(platform: Platform, deps: Notification
     mailer,
     routes: (app) => notificationsRoutes(app, { service, users: identity.users, lookup: projects.lookup }),
     remindExpiringTokens: dispatch.remindExpiringTokens,
+    remindDueIssues: dispatch.remindDueIssues,
     rootRoutes: async (app) => {
       app.addHook('onReady', async () => {
         await dispatch.schedule();
