@@ -6,7 +6,6 @@ import { NotificationsRepository } from './notifications.repository.js';
 import { NotificationsService } from './notifications.service.js';
 import { NotificationMailer } from './notification-mail.service.js';
 import { notificationJobs } from './notifications.jobs.js';
-import { eventMailJobs } from './event-mail.jobs.js';
 import { unsubscribeRoutes } from './unsubscribe.routes.js';
 
 export { NotificationsService } from './notifications.service.js';
@@ -49,17 +48,6 @@ export function createNotificationsModule(platform: Platform, deps: Notification
     externalUrl: platform.config.externalUrl,
   });
   platform.bus.subscribe(dispatch.onEvent);
-  // A moved project, a sign-in from a new address, a new or regressed error (event-mail.jobs.ts).
-  const eventMail = eventMailJobs({
-    db: platform.db,
-    jobs: platform.jobs,
-    service,
-    mailer,
-    identity,
-    projects,
-    externalUrl: platform.config.externalUrl,
-  });
-  platform.bus.subscribe(eventMail.onEvent);
   return {
     service,
     mailer,
