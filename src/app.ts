@@ -258,7 +258,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   for (const module of mounted) await module.rootRoutes(app);
   // HTML pages: one layer decides their policy, CSRF and error pages (src/web).
   const pageResources = new VersionCache<PageResource>({
-    dataVersion: () => platform.database.dataVersion(),
+    dataVersion: (scope) => platform.database.dataVersion(scope),
     clock: platform.clock,
     ttlMs: 10_000,
     maxEntries: 5000,

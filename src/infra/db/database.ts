@@ -39,8 +39,9 @@ export interface DatabaseHandle {
    * A value that changes whenever any transaction commits to the database, from this process
    * or another; `null` when it cannot be told (an open SQLite transaction on this connection).
    * Answers derived from the database stay valid while it is unchanged (version-cache.ts).
+   * `scope` (a request) may keep one read for its later calls, where that is cheaper.
    */
-  dataVersion(): Promise<string | null>;
+  dataVersion(scope?: object): Promise<string | null>;
   /** Liveness of the connection, for `/-/readiness`. */
   ping(): Promise<void>;
   /** Connections in use and waiting, for load shedding and readiness. */
@@ -165,6 +166,54 @@ function withStatementCache(sqlite: SQLite.Database) {
   };
 }
 
+/**
+ * PostgreSQL's data version is the server's snapshot (xmin:xmax:in-progress ids), which differs
+ * after any commit that wrote: a writing transaction is either in the list or above xmax the
+ * first time it is read. It is cluster-wide, so writes to other databases also count (a needless
+ * miss, never a stale hit).
+ *
+ * A read may serve every request that arrived before it was issued: those requests were sent
+ * after every commit they can know of, each acknowledged before, so the read sees them. Hence
+ * two ways to share one:
+ * - requests handled in one turn of the event loop share one read, as cache epochs do
+ *   (epochs.ts): they arrived together, before this turn's read was issued;
+ * - one request (its `scope`) keeps its first read for its later ones.
+ * A statement or commit of this process drops both, so a handler that writes and then reads
+ * never gets a version from before its own write. Under load a kept page view then costs one
+ * round trip per turn instead of one per kept part of the page.
+ */
+function versionReadShared(bumper: EpochBumper, read: () => Promise<string | null>): (scope?: object) => Promise<string | null> {
+  let shared: Promise<string | null> | null = null;
+  let generation = 0;
+  const byScope = new WeakMap<object, { generation: number; version: Promise<string | null> }>();
+  bumper.onChange = () => {
+    shared = null;
+    generation += 1;
+  };
+  const readThisTurn = (): Promise<string | null> => {
+    if (shared) return shared;
+    const mine = read();
+    shared = mine;
+    setImmediate(() => {
+      if (shared === mine) shared = null;
+    });
+    // A failed read is not shared with later callers.
+    mine.catch(() => {
+      if (shared === mine) shared = null;
+      generation += 1;
+    });
+    return mine;
+  };
+  return (scope) => {
+    if (!scope) return readThisTurn();
+    const kept = byScope.get(scope);
+    if (kept && kept.generation === generation) return kept.version;
+    const version = readThisTurn();
+    byScope.set(scope, { generation, version });
+    return version;
+  };
+}
+
 function openPostgres(url: string, schema: string | null, max: number): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
@@ -181,10 +230,10 @@ function openPostgres(url: string, schema: string | null, max: number): Database
     // Concurrent transactions on several connections: each request's own, no batching.
     transact: (work) => db.transaction().execute(work),
     epochs: bumper,
-    // The server's snapshot (xmin:xmax:in-progress ids) differs after any commit that wrote:
-    // a writing transaction is either in the list or above xmax the first time it is read.
-    // Cluster-wide, so writes to other databases also count (a needless miss, never a stale hit).
-    dataVersion: async () => (await pool.query<{ v: string }>('select pg_current_snapshot()::text as v')).rows[0]?.v ?? null,
+    dataVersion: versionReadShared(
+      bumper,
+      async () => (await pool.query<{ v: string }>('select pg_current_snapshot()::text as v')).rows[0]?.v ?? null,
+    ),
     ping: async () => {
       await pool.query('select 1');
     },

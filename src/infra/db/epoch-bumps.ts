@@ -37,6 +37,11 @@ export class EpochBumper implements EpochDeclarations {
   private readonly bumpedIn = new WeakMap<object, Set<EpochName>>();
   /** The query adapter of the database, whose per-turn reads a bump ends (epochs.ts). */
   adapter: object | undefined;
+  /**
+   * Called after any statement that is not a plain select, and after every commit: the
+   * database's data version read this turn (database.ts) may predate it and is read again.
+   */
+  onChange: (() => void) | undefined;
 
   /** The bump of one counter, named by the statement's one parameter. */
   readonly bumpSql: string;
@@ -117,6 +122,7 @@ class BumpingConnection implements DatabaseConnection {
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.inner.executeQuery<R>(compiledQuery);
+    if (compiledQuery.query.kind !== 'SelectQueryNode') this.bumper.onChange?.();
     const due = this.bumper.due(this.inner, effectOf(compiledQuery.query), changedRows(result));
     for (const epoch of due) {
       await this.inner.executeQuery(CompiledQuery.raw(this.bumper.bumpSql, [epoch]));
@@ -164,6 +170,7 @@ class BumpingDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     this.bumper.ended(this.unwrap(connection));
     await this.inner.commitTransaction(this.unwrap(connection));
+    this.bumper.onChange?.();
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 
 export interface VersionCacheOptions {
   /** The database's data version (DatabaseHandle.dataVersion); `null` disables caching for a call. */
-  dataVersion: () => Promise<string | null>;
+  dataVersion: (scope?: object) => Promise<string | null>;
   clock: Clock;
   /**
    * An answer is also dropped after this long: some inputs change with time alone, without a
@@ -39,9 +39,12 @@ export class VersionCache<T> {
 
   constructor(private readonly options: VersionCacheOptions) {}
 
-  /** The kept answer for `key`, or `compute()`'s (kept for the next caller). */
-  async through(key: string, compute: () => Promise<T>, sizeOf: (value: T) => number): Promise<T> {
-    const version = await this.options.dataVersion();
+  /**
+   * The kept answer for `key`, or `compute()`'s (kept for the next caller). `scope` is the
+   * request asking, when there is one: its calls may share one read of the version.
+   */
+  async through(key: string, compute: () => Promise<T>, sizeOf: (value: T) => number, scope?: object): Promise<T> {
+    const version = await this.options.dataVersion(scope);
     if (version === null) return compute();
     if (version !== this.keptVersion) {
       // Entries of an older version can never be served again.

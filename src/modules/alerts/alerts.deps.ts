@@ -22,7 +22,7 @@ export interface AlertsDeps {
   ingest: IngestService;
   targets: ReceiverTargets;
   /** The breadcrumbs above a project's pages: its namespace, linked where the viewer may see it. */
-  trail(project: ProjectRow, viewer: Actor | null): Promise<Crumb[]>;
+  trail(project: ProjectRow, viewer: Actor | null, scope?: object): Promise<Crumb[]>;
   /** What other modules add to Settings > Monitor, after the alert integrations. */
   settingsSections: readonly MonitorSettingsSection[];
   /** The people an alert's page names (activity authors, its assignee) and may assign it to. */

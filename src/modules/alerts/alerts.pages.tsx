@@ -124,7 +124,7 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
   };
 
   const keptLists = new VersionCache<string>({
-    dataVersion: () => platform.database.dataVersion(),
+    dataVersion: (scope) => platform.database.dataVersion(scope),
     clock: platform.clock,
     ttlMs: 10_000,
     maxEntries: 500,
@@ -235,6 +235,7 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
           );
         },
         (html) => html.length,
+        request,
       );
       return sendPage(
         reply,

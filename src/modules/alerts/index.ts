@@ -1,5 +1,5 @@
 import type { ModuleRoutes, Platform } from '../../infra/platform.js';
-import { AccessLevel, namespaceCrumbs, type ProjectRow } from '../projects/index.js';
+import { AccessLevel, type ProjectRow } from '../projects/index.js';
 import type { AlertsDeps, AlertsModuleDeps } from './alerts.deps.js';
 import { alertsPages } from './alerts.pages.js';
 import { mapAlert } from './alerts.presenter.js';
@@ -115,7 +115,7 @@ export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): 
         });
       },
     },
-    trail: async (project, viewer) => namespaceCrumbs(deps.projects, await deps.projects.projects.namespaceOf(project), viewer),
+    trail: (project, viewer, scope) => deps.projects.trails.of(project, viewer, scope),
   };
 
   return {

@@ -81,13 +81,13 @@ export function dashboardPages(web: ApiApp, platform: Platform, deps: DashboardD
    * project the person can see. Keyed by the person, whose access decides it.
    */
   const homeViews = new VersionCache<string>({
-    dataVersion: () => platform.database.dataVersion(),
+    dataVersion: (scope) => platform.database.dataVersion(scope),
     clock: platform.clock,
     ttlMs: HOME_VIEW_TTL_MS,
     maxEntries: 2000,
     maxBytes: 32 * 1024 * 1024,
   });
-  const homeView = (actor: Actor) =>
+  const homeView = (actor: Actor, request: object) =>
     homeViews.through(
       `${actor.user.id}`,
       async () => {
@@ -99,6 +99,7 @@ export function dashboardPages(web: ApiApp, platform: Platform, deps: DashboardD
         return renderToString(<HomeSections owned={owned} groups={groups} activity={activity} />);
       },
       (html) => html.length,
+      request,
     );
   const query = (search: string | undefined, page: number) => {
     const params = new URLSearchParams();
@@ -112,7 +113,7 @@ export function dashboardPages(web: ApiApp, platform: Platform, deps: DashboardD
   web.get('/', { config: { page: { signIn: 'optional' } } }, async (request, reply) => {
     const actor = request.page.actor;
     if (!actor) return reply.redirect('/users/sign_in', 302);
-    const sections = await homeView(actor);
+    const sections = await homeView(actor, request);
     return sendPage(
       reply,
       <Layout title="Dashboard" page={request.page}>

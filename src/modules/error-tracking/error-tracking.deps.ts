@@ -19,7 +19,7 @@ export interface ErrorTrackingDeps {
   errors: ErrorsService;
   ingestion: IngestionService;
   /** The breadcrumbs above a project's pages: its namespace, linked where the viewer may see it. */
-  trail(project: ProjectRow, viewer: Actor | null): Promise<Crumb[]>;
+  trail(project: ProjectRow, viewer: Actor | null, scope?: object): Promise<Crumb[]>;
 }
 
 /** The error list, or one error's page, at the established product's address (`/<full_path>/-/error_tracking`). */

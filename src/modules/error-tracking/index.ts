@@ -1,5 +1,5 @@
 import { ingestionLimits } from '../../infra/http/index.js';
-import { AccessLevel, namespaceCrumbs } from '../projects/index.js';
+import { AccessLevel } from '../projects/index.js';
 import type { ModuleRoutes, Platform } from '../../infra/platform.js';
 import { collectorRoutes } from './collector.routes.js';
 import { settingsRoutes } from './error-tracking.routes.js';
@@ -85,7 +85,7 @@ export function createErrorTrackingModule(platform: Platform, deps: ErrorTrackin
     settings,
     errors,
     ingestion,
-    trail: async (project, viewer) => namespaceCrumbs(deps.projects, await deps.projects.projects.namespaceOf(project), viewer),
+    trail: (project, viewer, scope) => deps.projects.trails.of(project, viewer, scope),
   };
   return {
     settings,

@@ -60,7 +60,7 @@ const queryOf = (request: FastifyRequest) => {
 export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
   const { errors, settings } = deps;
   const views = new VersionCache<string>({
-    dataVersion: () => deps.platform.database.dataVersion(),
+    dataVersion: (scope) => deps.platform.database.dataVersion(scope),
     clock: deps.platform.clock,
     ttlMs: 10_000,
     maxEntries: 500,
@@ -73,7 +73,7 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
   };
 
   const frame = async (request: FastifyRequest, project: ProjectRow, level: number, crumbs: Crumb[]): Promise<ErrorsFrame> => {
-    const trail = await deps.trail(project, request.page.actor);
+    const trail = await deps.trail(project, request.page.actor, request);
     return {
       page: request.page,
       crumbs: [...trail, { label: project.name, href: `/${project.full_path}` }, { label: 'Monitor' }, ...crumbs],
@@ -121,6 +121,7 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
           return renderToString(errorListBody({ project, canSetUp, empty, list, counts, query }));
         },
         (kept) => kept.length,
+        request,
       );
       return sendPage(reply, errorListPage({ frame: await frame(request, project, level, [{ label: 'Error tracking' }]), project, html }));
     },

@@ -67,6 +67,7 @@ export function eventsRoutes(app: ApiApp, deps: EventsRouteDeps): void {
         return { body, headers: { ...paginationHeaders(request, page, result.total, base), etag: weakEtag(body) } };
       },
       (value) => value.body.length + key.length,
+      request,
     );
     return reply.headers(kept.headers).type('application/json; charset=utf-8').send(kept.body);
   };

@@ -33,7 +33,7 @@ export function createEventsModule(platform: Platform, deps: EventsModuleDeps): 
   platform.bus.subscribe(createRecorder(rows, platform.config.pushEventActivitiesLimit));
   const service = new EventsService(rows, projects.access, projects.projects);
   const answers = new VersionCache<EventsAnswer>({
-    dataVersion: () => platform.database.dataVersion(),
+    dataVersion: (scope) => platform.database.dataVersion(scope),
     clock: platform.clock,
     ttlMs: ANSWER_TTL_MS,
     maxEntries: 1000,

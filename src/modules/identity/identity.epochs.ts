@@ -7,6 +7,9 @@ import type { EpochTables } from '../../infra/db/index.js';
 export const IDENTITY_CREDENTIALS_TABLES: EpochTables = {
   // Each authenticated request stamps its token's use.
   personal_access_tokens: { on: ['update', 'delete'], ignore: ['last_used_at'] },
+  // Kept session lookups (sessions.service.ts): a sign-out or a password change ends them; moving
+  // the idle deadline does not (the service reads a kept row that looks expired again).
+  sessions: { on: ['update', 'delete'], ignore: ['expires_at'] },
   // The lookups carry the owner's username, admin flag, state and bot flag; nothing else of the row.
   users: {
     on: ['update', 'delete'],

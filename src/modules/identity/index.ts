@@ -64,7 +64,7 @@ export function createIdentityModule(platform: Platform, deps: IdentityModuleDep
   platform.database.epochs.declare('credentials', IDENTITY_CREDENTIALS_TABLES);
   const { config, db, clock } = platform;
   const userRows = new UsersRepository(db);
-  const sessions = new SessionsService(new SessionsRepository(db), clock, {
+  const sessions = new SessionsService(db, new SessionsRepository(db), clock, {
     idleTimeoutMs: config.sessionIdleTimeoutMinutes * 60_000,
     maxLifetimeMs: config.sessionMaxLifetimeDays * 86_400_000,
   });

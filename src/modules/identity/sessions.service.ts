@@ -1,9 +1,9 @@
 import type { ResolvedSession } from '../../infra/auth/index.js';
 import type { Clock } from '../../infra/clock.js';
 import { digestToken } from '../../infra/crypto.js';
-import type { Executor } from '../../infra/db/index.js';
+import { EpochCache, type Database, type Executor } from '../../infra/db/index.js';
 import { randomBytes } from 'node:crypto';
-import type { SessionsRepository } from './sessions.repository.js';
+import type { SessionWithUser, SessionsRepository } from './sessions.repository.js';
 import { toActorUser } from './users.service.js';
 
 /** The cookie SPEC "Authentication" names. */
@@ -38,13 +38,22 @@ export interface CreatedSession {
 export class SessionsService {
   private readonly granularityMs: number;
 
+  /**
+   * Session lookups kept until the `credentials` epoch moves (a sign-out, a password change, a
+   * user blocked or deleted: identity.epochs.ts) and 5 s at most, as token lookups are: a page
+   * view that finds its session here costs no round trip (the epoch is read once per turn).
+   */
+  private readonly found: EpochCache<SessionWithUser | undefined>;
+
   constructor(
+    db: Database,
     private readonly sessions: SessionsRepository,
     private readonly clock: Clock,
     private readonly lifetimes: SessionLifetimes,
   ) {
     // A short idle timeout needs a finer record of activity than a minute.
     this.granularityMs = Math.min(TOUCH_GRANULARITY_MS, Math.floor(lifetimes.idleTimeoutMs / 10));
+    this.found = new EpochCache({ db, epochs: ['credentials'], clock, ttlMs: 5_000, maxEntries: 10_000 });
   }
 
   async create(userId: number, meta: { ip: string | null; userAgent: string | null }): Promise<CreatedSession> {
@@ -67,13 +76,25 @@ export class SessionsService {
   /** The session behind a cookie value, or null (unknown, malformed, idle too long or past its lifetime). */
   async resolve(secret: string | undefined): Promise<ResolvedSession | null> {
     if (!secret || !SESSION_VALUE.test(secret)) return null;
-    const found = await this.sessions.findByDigestWithUser(digestToken(secret));
+    const digest = digestToken(secret);
     const now = this.clock.now();
+    let found = await this.found.through(
+      digest,
+      () => this.sessions.findByDigestWithUser(digest),
+      (value) => value !== undefined,
+    );
+    // Another process may have moved the idle deadline (its writes do not move the epoch):
+    // a kept row that says expired is read again before the session is refused.
+    if (found && found.session.expires_at <= now) found = await this.sessions.findByDigestWithUser(digest);
     if (!found || found.session.expires_at <= now) return null;
     const endsAt = found.session.created_at + this.lifetimes.maxLifetimeMs;
     if (endsAt <= now) return null;
     const idleUntil = Math.min(now + this.lifetimes.idleTimeoutMs, endsAt);
-    if (idleUntil - found.session.expires_at >= this.granularityMs) await this.sessions.extend(found.session.id, idleUntil);
+    if (idleUntil - found.session.expires_at >= this.granularityMs) {
+      await this.sessions.extend(found.session.id, idleUntil);
+      // The kept row follows its own write, so the next request does not write again.
+      found.session.expires_at = Math.max(found.session.expires_at, idleUntil);
+    }
     return { id: found.session.id, user: toActorUser(found.user) };
   }
 

@@ -14,6 +14,7 @@ import { NamespacesRepository } from './namespaces.repository.js';
 import { ProjectsRepository } from './projects.repository.js';
 import { SnippetsRepository } from './snippets.repository.js';
 import { ProjectLookup } from './projects.lookup.js';
+import { ProjectTrails } from './page-crumbs.service.js';
 import { ProjectPageExtensions } from './page-extensions.service.js';
 import { projectsPages } from './projects.pages.js';
 import { issuesPages } from './issues.pages.js';
@@ -44,8 +45,8 @@ export type { MembersService } from './members.service.js';
 export type { SnippetsService } from './snippets.service.js';
 export type { JobsService } from './jobs.service.js';
 export { mapIssue, mapNote, mapProject, mapGroup } from './projects.presenter.js';
-export type { ProjectPageExtensions, IssueOrigin, OverviewHint, GroupSettingsLink } from './page-extensions.service.js';
-export { namespaceCrumbs } from './page-crumbs.service.js';
+export type { ProjectPageExtensions, IssueOrigin, OverviewHint } from './page-extensions.service.js';
+export { namespaceCrumbs, ProjectTrails } from './page-crumbs.service.js';
 export { GroupList, Pager, ProjectList, VisibilityBadge, shortTime } from './projects.views.js';
 /** Response entities, for other modules' routes that answer with them. */
 export { Project, ProjectIdentity, Group, UserBasic } from './entities.schemas.js';
@@ -65,6 +66,8 @@ export interface ProjectsModule extends ModuleRoutes {
   readonly ciJobs: JobsService;
   /** What other modules add to the project pages (an issue's origin, a setup hint). */
   readonly pageExtensions: ProjectPageExtensions;
+  /** The trail above a project's pages for a viewer, kept until the next commit. */
+  readonly trails: ProjectTrails;
 }
 
 export function createProjectsModule(platform: Platform, moduleDeps: ProjectsModuleDeps): ProjectsModule {
@@ -122,6 +125,7 @@ export function createProjectsModule(platform: Platform, moduleDeps: ProjectsMod
 
   const deps: ProjectsRouteDeps = { platform, users: identity.users, access, lookup, groups, projects, members, issues, snippets };
   const pageExtensions = new ProjectPageExtensions();
+  const trails = new ProjectTrails({ groups, access, projects }, platform);
   return {
     access,
     lookup,
@@ -132,6 +136,7 @@ export function createProjectsModule(platform: Platform, moduleDeps: ProjectsMod
     snippets,
     ciJobs,
     pageExtensions,
+    trails,
     routes: (app) => {
       groupsRoutes(app, deps);
       projectsRoutes(app, deps);

@@ -9,7 +9,7 @@ import { EmptyState, Layout, sendPage, type Crumb } from '../../web/index.js';
 import type { UserRow } from '../identity/index.js';
 import { AccessLevel } from './access.policy.js';
 import type { NamespaceRow } from './namespaces.repository.js';
-import type { GroupSettingsLink, ProjectPageExtensions, OverviewHint } from './page-extensions.service.js';
+import type { ProjectPageExtensions, OverviewHint } from './page-extensions.service.js';
 import type { ProjectsRouteDeps } from './projects.deps.js';
 import type { ProjectRow } from './projects.repository.js';
 import type { SnippetRow } from './snippets.repository.js';
@@ -96,7 +96,7 @@ export function projectsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
    * Refusals and redirects are thrown, so never kept.
    */
   const overviews = new VersionCache<OverviewData | null>({
-    dataVersion: () => platform.database.dataVersion(),
+    dataVersion: (scope) => platform.database.dataVersion(scope),
     clock: platform.clock,
     ttlMs: OVERVIEW_TTL_MS,
     maxEntries: 5000,
@@ -107,6 +107,7 @@ export function projectsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
       `${request.page.actor?.user.id ?? 0}\n${path}`,
       () => overviewData(request, path),
       (data) => (data === null ? 64 : data.html.length + JSON.stringify(data.project).length),
+      request,
     );
 
   const overview = (request: FastifyRequest, { project, level, crumbs, html }: OverviewData) => (
@@ -188,7 +189,6 @@ export function projectsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
             {group.full_path} · <span id="members-count">{memberCount.total}</span> member{memberCount.total === 1 ? '' : 's'}
           </p>
           {group.description ? <p>{group.description}</p> : null}
-          <GroupSettingsNav links={extensions.groupSettingsLinks(group, level)} />
           {subgroups.rows.length > 0 ? (
             <section>
               <h2>Subgroups</h2>
@@ -220,22 +220,6 @@ export function projectsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
         </Layout>,
       );
     },
-  );
-}
-
-/** The group settings pages the viewer may open (none: nothing is drawn). */
-function GroupSettingsNav({ links }: { links: readonly GroupSettingsLink[] }) {
-  if (links.length === 0) return null;
-  return (
-    <nav class="group-settings" aria-label="Group settings">
-      <span class="muted">Settings:</span>{' '}
-      {links.map((link, i) => (
-        <>
-          {i > 0 ? ' · ' : null}
-          <a href={link.href}>{link.label}</a>
-        </>
-      ))}
-    </nav>
   );
 }
 
