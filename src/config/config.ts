@@ -23,6 +23,7 @@ export const RATE_LIMIT_NAMES = [
   'alerts_project',
   'collector',
   'collector_project',
+  'web_hook_test',
 ] as const;
 export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number];
 
@@ -127,7 +128,10 @@ type Env = Readonly<Record<string, string | undefined>>;
 const PERIODS: Record<string, number> = { s: 1, m: 60, h: 3600 };
 // The public ingestion doors (the DSN key is public by design) are limited by default: per
 // client address and key or integration, and a higher ceiling per project (docs/decisions.md).
-const DEFAULT_RATE_LIMITS = 'sign_in=10/m,user_code=10/m,alerts=25/m,alerts_project=300/m,collector=25/m,collector_project=600/m';
+// A hook's test sends a request from this server to an address its owner chose: 5 a minute per
+// user and hook, the established product's `web_hook_test`.
+const DEFAULT_RATE_LIMITS =
+  'sign_in=10/m,user_code=10/m,alerts=25/m,alerts_project=300/m,collector=25/m,collector_project=600/m,web_hook_test=5/m';
 
 export function parseRateLimits(text: string, problems: string[]): Partial<Record<RateLimitName, RateLimit>> {
   const limits: Partial<Record<RateLimitName, RateLimit>> = {};

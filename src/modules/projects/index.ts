@@ -45,7 +45,7 @@ export type { MembersService } from './members.service.js';
 export type { SnippetsService } from './snippets.service.js';
 export type { JobsService } from './jobs.service.js';
 export { mapIssue, mapNote, mapProject, mapGroup } from './projects.presenter.js';
-export type { ProjectPageExtensions, IssueOrigin, OverviewHint } from './page-extensions.service.js';
+export type { ProjectPageExtensions, IssueOrigin, OverviewHint, GroupSettingsLink } from './page-extensions.service.js';
 export { namespaceCrumbs, ProjectTrails } from './page-crumbs.service.js';
 export { GroupList, Pager, ProjectList, VisibilityBadge, shortTime } from './projects.views.js';
 /** Response entities, for other modules' routes that answer with them. */

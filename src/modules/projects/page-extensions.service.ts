@@ -1,4 +1,5 @@
 import type { IssueRow } from './issues.repository.js';
+import type { NamespaceRow } from './namespaces.repository.js';
 import type { ProjectRow } from './projects.repository.js';
 
 /** Where an issue came from (an alert, a tracked error): a link on the issue page. */
@@ -15,8 +16,15 @@ export interface OverviewHint {
   readonly action: { readonly href: string; readonly label: string };
 }
 
+/** A settings page of a group that another module draws (Webhooks), linked from the group's page. */
+export interface GroupSettingsLink {
+  readonly label: string;
+  readonly href: string;
+}
+
 type OriginSource = (issue: IssueRow, project: ProjectRow, level: number) => Promise<IssueOrigin | null>;
 type HintSource = (project: ProjectRow, level: number) => Promise<OverviewHint | null>;
+type GroupLinkSource = (group: NamespaceRow, level: number) => GroupSettingsLink | null;
 
 /**
  * What modules built after this one add to its pages: the modules that open issues say where
@@ -27,6 +35,7 @@ type HintSource = (project: ProjectRow, level: number) => Promise<OverviewHint |
 export class ProjectPageExtensions {
   private readonly origins: OriginSource[] = [];
   private readonly hints: HintSource[] = [];
+  private readonly groupLinks: GroupLinkSource[] = [];
 
   registerIssueOrigin(source: OriginSource): void {
     this.origins.push(source);
@@ -34,6 +43,15 @@ export class ProjectPageExtensions {
 
   registerOverviewHint(source: HintSource): void {
     this.hints.push(source);
+  }
+
+  /** A group settings page for the roles (and tiers) that may open it: `source` answers null for the others. */
+  registerGroupSettingsLink(source: GroupLinkSource): void {
+    this.groupLinks.push(source);
+  }
+
+  groupSettingsLinks(group: NamespaceRow, level: number): GroupSettingsLink[] {
+    return this.groupLinks.map((source) => source(group, level)).filter((link): link is GroupSettingsLink => link !== null);
   }
 
   async issueOrigins(issue: IssueRow, project: ProjectRow, level: number): Promise<IssueOrigin[]> {

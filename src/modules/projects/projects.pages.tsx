@@ -9,7 +9,7 @@ import { EmptyState, Layout, sendPage, type Crumb } from '../../web/index.js';
 import type { UserRow } from '../identity/index.js';
 import { AccessLevel } from './access.policy.js';
 import type { NamespaceRow } from './namespaces.repository.js';
-import type { ProjectPageExtensions, OverviewHint } from './page-extensions.service.js';
+import type { GroupSettingsLink, ProjectPageExtensions, OverviewHint } from './page-extensions.service.js';
 import type { ProjectsRouteDeps } from './projects.deps.js';
 import type { ProjectRow } from './projects.repository.js';
 import type { SnippetRow } from './snippets.repository.js';
@@ -189,6 +189,7 @@ export function projectsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
             {group.full_path} · <span id="members-count">{memberCount.total}</span> member{memberCount.total === 1 ? '' : 's'}
           </p>
           {group.description ? <p>{group.description}</p> : null}
+          <GroupSettingsNav links={extensions.groupSettingsLinks(group, level)} />
           {subgroups.rows.length > 0 ? (
             <section>
               <h2>Subgroups</h2>
@@ -220,6 +221,22 @@ export function projectsPages(web: ApiApp, deps: ProjectsPagesDeps): void {
         </Layout>,
       );
     },
+  );
+}
+
+/** The group settings pages the viewer may open (none: nothing is drawn). */
+function GroupSettingsNav({ links }: { links: readonly GroupSettingsLink[] }) {
+  if (links.length === 0) return null;
+  return (
+    <nav class="group-settings" aria-label="Group settings">
+      <span class="muted">Settings:</span>{' '}
+      {links.map((link, i) => (
+        <>
+          {i > 0 ? ' · ' : null}
+          <a href={link.href}>{link.label}</a>
+        </>
+      ))}
+    </nav>
   );
 }
 

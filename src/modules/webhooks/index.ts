@@ -10,6 +10,7 @@ import { TokenSeal } from './token-seal.service.js';
 import { HookTriggers } from './triggers.service.js';
 import type { WebhooksDeps, WebhooksModuleDeps } from './webhooks.deps.js';
 import { webhooksPages } from './webhooks.pages.js';
+import { HOOK_PAGES } from './webhooks.views.js';
 import { webhooksRoutes } from './webhooks.routes.js';
 
 export type { WebhooksModuleDeps } from './webhooks.deps.js';
@@ -64,7 +65,13 @@ export function createWebhooksModule(platform: Platform, deps: WebhooksModuleDep
       return { owner: { kind: 'group', id: group.id }, project: (actor) => samples.groupProject(group, actor) };
     },
     trail: async (project, viewer) => namespaceCrumbs(deps.projects, await deps.projects.projects.namespaceOf(project), viewer),
+    groupTrail: (group, viewer) => namespaceCrumbs(deps.projects, group, viewer),
   };
+
+  // The group's page links its hooks for Owners, where the tier has group hooks.
+  deps.projects.pageExtensions.registerGroupSettingsLink((group, level) =>
+    config.tier !== 'free' && level >= AccessLevel.OWNER ? { label: 'Webhooks', href: HOOK_PAGES.group(group.full_path) } : null,
+  );
 
   return {
     hooks,

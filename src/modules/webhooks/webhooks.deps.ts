@@ -3,7 +3,7 @@ import type { Actor } from '../../infra/auth/index.js';
 import type { Platform } from '../../infra/platform.js';
 import type { Crumb } from '../../web/index.js';
 import type { IdentityModule } from '../identity/index.js';
-import type { ProjectLookup, ProjectRow, ProjectsModule } from '../projects/index.js';
+import type { NamespaceRow, ProjectLookup, ProjectRow, ProjectsModule } from '../projects/index.js';
 import type { Deliveries } from './deliveries.service.js';
 import type { HookOwner } from './hooks.repository.js';
 import type { HooksService } from './hooks.service.js';
@@ -35,5 +35,7 @@ export interface WebhooksDeps {
   projectOwner: (request: FastifyRequest, ref: string) => Promise<ResolvedOwner>;
   /** The group's hook owner at Owner (Premium and Ultimate only: 404 otherwise). */
   groupOwner: (request: FastifyRequest, ref: string) => Promise<ResolvedOwner>;
-  trail(project: ProjectRow, viewer: Actor | null): Promise<Crumb[]>;
+  trail(project: ProjectRow, viewer: Actor | null, scope?: object): Promise<Crumb[]>;
+  /** The trail of a group page: its ancestry, the group itself last. */
+  groupTrail(group: NamespaceRow, viewer: Actor | null): Promise<Crumb[]>;
 }

@@ -6,6 +6,7 @@ import type { HookRow } from './hooks.repository.js';
 import type { ResolvedOwner, WebhooksDeps } from './webhooks.deps.js';
 import { mapGroupHook, mapProjectHook } from './webhooks.presenter.js';
 import * as S from './webhooks.schemas.js';
+import { WEB_HOOK_TEST_LIMIT, webHookTestKey } from './webhooks.limits.js';
 
 /** One owner kind's routes: its address, words, lookup and answer shapes. */
 interface OwnerRoutes {
@@ -152,6 +153,8 @@ export function webhooksRoutes(app: ApiApp, deps: WebhooksDeps): void {
         const hook = await hooks.get(resolved.owner, request.params.hook_id);
         const actor = request.actor;
         if (!actor) throw new UnauthorizedError();
+        // 429 with Retry-After and RateLimit-* past `web_hook_test` (per user and hook, pages included).
+        await platform.limiter.enforce(WEB_HOOK_TEST_LIMIT, webHookTestKey(hook, actor), platform.config.rateLimits.web_hook_test);
         const sample = await samples.build(await resolved.project(actor), request.params.trigger, actor);
         const outcome = await deliveries.test(hook, sample);
         if (!outcome.ok) throw new UnprocessableError(`Hook execution failed: ${outcome.error}`);

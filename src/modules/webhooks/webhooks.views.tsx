@@ -4,15 +4,23 @@ import type { AlertStatus } from './failure.rules.js';
 import type { HookLogRow, HookRow } from './hooks.repository.js';
 import { TRIGGERS, type Trigger } from './payloads.rules.js';
 
-/** Settings > Webhooks' addresses (the established product's `/<full_path>/-/hooks`). */
+/**
+ * Settings > Webhooks' addresses, from the list's own: a project's `/<full_path>/-/hooks` and a
+ * group's `/groups/<full_path>/-/hooks` (the established product's).
+ */
 export const HOOK_PAGES = {
-  list: (fullPath: string) => `/${fullPath}/-/hooks`,
-  edit: (fullPath: string, id: number) => `/${fullPath}/-/hooks/${id}/edit`,
-  update: (fullPath: string, id: number) => `/${fullPath}/-/hooks/${id}`,
-  destroy: (fullPath: string, id: number) => `/${fullPath}/-/hooks/${id}/destroy`,
-  test: (fullPath: string, id: number, trigger: Trigger) => `/${fullPath}/-/hooks/${id}/test/${trigger}`,
-  log: (fullPath: string, id: number, logId: number) => `/${fullPath}/-/hooks/${id}/hook_logs/${logId}`,
+  project: (fullPath: string) => `/${fullPath}/-/hooks`,
+  group: (fullPath: string) => `/groups/${fullPath}/-/hooks`,
+  list: (base: string) => base,
+  edit: (base: string, id: number) => `${base}/${id}/edit`,
+  update: (base: string, id: number) => `${base}/${id}`,
+  destroy: (base: string, id: number) => `${base}/${id}/destroy`,
+  test: (base: string, id: number, trigger: Trigger) => `${base}/${id}/test/${trigger}`,
+  log: (base: string, id: number, logId: number) => `${base}/${id}/hook_logs/${logId}`,
 };
+
+/** Whose hooks a page shows: the words it uses for them. */
+export type HookOwnerWord = 'project' | 'group';
 
 export const TRIGGER_LABELS: Record<Trigger, string> = {
   push_events: 'Push events',
@@ -112,19 +120,24 @@ function StatusBadge({ status }: { status: AlertStatus }) {
 
 /** Settings > Webhooks: the hooks, each with its tests, and the form to add one. */
 export function HooksList(props: {
-  fullPath: string;
+  base: string;
+  word: HookOwnerWord;
   hooks: { row: HookRow; status: AlertStatus; disabledUntil: number | null }[];
   csrf: string;
   create: { values: Record<string, unknown>; errors: FieldErrors } | null;
 }) {
-  const { fullPath, csrf } = props;
+  const { base, csrf, word } = props;
   return (
     <section>
-      <h1>Webhooks</h1>
+      <h1>{word === 'group' ? 'Group hooks' : 'Webhooks'}</h1>
       <p class="muted">
-        Webhooks send a POST request with the event to a URL when something happens in this project: a push, an issue, a comment.
+        {word === 'group'
+          ? 'Group hooks send a POST request with the event to a URL when something happens in any project of this group or its subgroups: a push, an issue, a comment.'
+          : 'Webhooks send a POST request with the event to a URL when something happens in this project: a push, an issue, a comment.'}
       </p>
-      <h2>Project hooks ({props.hooks.length})</h2>
+      <h2>
+        {word === 'group' ? 'Group' : 'Project'} hooks ({props.hooks.length})
+      </h2>
       {props.hooks.length === 0 ? (
         <EmptyState title="No webhooks enabled">Add one below to have events sent to your service.</EmptyState>
       ) : (
@@ -146,18 +159,18 @@ export function HooksList(props: {
                 {status === 'temporarily_disabled' && disabledUntil !== null ? ` · retried after ${when(disabledUntil)}` : ''}
               </p>
               <div class="actions hook-actions">
-                <a class="button secondary" href={HOOK_PAGES.edit(fullPath, row.id)}>
+                <a class="button secondary" href={HOOK_PAGES.edit(base, row.id)}>
                   Edit
                 </a>
                 {enabledTriggers(row).map((t) => (
                   <ActionButton
-                    action={HOOK_PAGES.test(fullPath, row.id, t)}
+                    action={HOOK_PAGES.test(base, row.id, t)}
                     csrf={csrf}
                     label={`Test ${TRIGGER_LABELS[t].toLowerCase()}`}
                     kind="secondary"
                   />
                 ))}
-                <ActionButton action={HOOK_PAGES.destroy(fullPath, row.id)} csrf={csrf} label="Delete" kind="danger" />
+                <ActionButton action={HOOK_PAGES.destroy(base, row.id)} csrf={csrf} label="Delete" kind="danger" />
               </div>
             </li>
           ))}
@@ -165,7 +178,7 @@ export function HooksList(props: {
       )}
       <h2>Add new webhook</h2>
       <HookForm
-        action={HOOK_PAGES.list(fullPath)}
+        action={HOOK_PAGES.list(base)}
         csrf={csrf}
         values={props.create?.values ?? { push_events: true, enable_ssl_verification: true }}
         errors={props.create?.errors ?? null}
@@ -177,7 +190,7 @@ export function HooksList(props: {
 
 /** One hook's edit page: the form, then its recent deliveries. */
 export function HookEdit(props: {
-  fullPath: string;
+  base: string;
   row: HookRow;
   status: AlertStatus;
   logs: HookLogRow[];
@@ -185,14 +198,14 @@ export function HookEdit(props: {
   values: Record<string, unknown>;
   errors: FieldErrors | null;
 }) {
-  const { fullPath, row } = props;
+  const { base, row } = props;
   return (
     <section>
       <h1>
         Edit webhook <StatusBadge status={props.status} />
       </h1>
       <HookForm
-        action={HOOK_PAGES.update(fullPath, row.id)}
+        action={HOOK_PAGES.update(base, row.id)}
         csrf={props.csrf}
         values={props.values}
         errors={props.errors}
@@ -226,7 +239,7 @@ export function HookEdit(props: {
                 <td>{(log.execution_duration_ms / 1000).toFixed(2)} sec</td>
                 <td>{when(log.created_at)}</td>
                 <td>
-                  <a href={HOOK_PAGES.log(fullPath, row.id, log.id)}>View details</a>
+                  <a href={HOOK_PAGES.log(base, row.id, log.id)}>View details</a>
                 </td>
               </tr>
             ))}
