@@ -67,6 +67,24 @@ export type DomainEvent =
   | { type: 'group_created'; namespaceId: number; authorId: number; at: number }
   | { type: 'group_removing'; namespaceId: number; fullPath: string; at: number }
   | { type: 'push_received'; projectId: number; authorId: number; refs: PushedRef[]; at: number }
+  /** The project's path changed (a rename of its path: the established product's "project was moved"). */
+  | { type: 'project_moved'; projectId: number; authorId: number | null; fromPath: string; toPath: string; at: number }
+  /** A password sign-in from an address the user has not signed in from before (not their first sign-in). */
+  | { type: 'signed_in_from_new_address'; userId: number; ip: string; userAgent: string | null; at: number }
+  /**
+   * Error tracking stored the first event of an error, or an event that reopened a resolved one,
+   * in a project whose error mails are on (published in the ingestion's transaction).
+   */
+  | {
+      type: 'error_reported';
+      projectId: number;
+      errorId: number;
+      regressed: boolean;
+      title: string;
+      culprit: string;
+      eventsCount: number;
+      at: number;
+    }
   /** Something the audit trail records (src/infra/audit.ts), published by the service that made the change. */
   | { type: 'audited'; entry: AuditEntry; at: number };
 

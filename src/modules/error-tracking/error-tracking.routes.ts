@@ -5,11 +5,15 @@ import { mapClientKey, mapSettings } from './errors.presenter.js';
 import * as S from './error-tracking.schemas.js';
 import type { ErrorTrackingDeps } from './error-tracking.deps.js';
 
-type Fields = { active?: boolean | undefined; integrated?: boolean | undefined };
+type Fields = { active?: boolean | undefined; integrated?: boolean | undefined; email_notifications?: boolean | undefined };
 
 /** Body values win over the query string; gitbeaker sends only the query string. */
 function merged(query: Fields, body: Fields | undefined): Fields {
-  return { active: body?.active ?? query.active, integrated: body?.integrated ?? query.integrated };
+  return {
+    active: body?.active ?? query.active,
+    integrated: body?.integrated ?? query.integrated,
+    email_notifications: body?.email_notifications ?? query.email_notifications,
+  };
 }
 
 /** A bodiless PATCH (gitbeaker puts the fields in the query) validates as an empty body. */
@@ -52,10 +56,10 @@ export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     },
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-      const { active, integrated } = merged(request.query, request.body);
+      const { active, integrated, email_notifications } = merged(request.query, request.body);
       const missing = [...(active === undefined ? ['active'] : []), ...(integrated === undefined ? ['integrated'] : [])];
       if (active === undefined || integrated === undefined) throw new MissingAttributeError(missing);
-      return mapSettings(await settings.put(project.id, { active, integrated }, { by: request.actor, project }));
+      return mapSettings(await settings.put(project.id, { active, integrated, email_notifications }, { by: request.actor, project }));
     },
   );
 
@@ -75,9 +79,9 @@ export function settingsRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     },
     async (request) => {
       const { project } = await lookup.project(request, request.params.id, AccessLevel.MAINTAINER);
-      const { active, integrated } = merged(request.query, request.body);
+      const { active, integrated, email_notifications } = merged(request.query, request.body);
       if (active === undefined) throw new MissingAttributeError(['active']);
-      return mapSettings(await settings.patch(project.id, { active, integrated }, { by: request.actor, project }));
+      return mapSettings(await settings.patch(project.id, { active, integrated, email_notifications }, { by: request.actor, project }));
     },
   );
 

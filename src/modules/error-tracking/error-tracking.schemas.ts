@@ -15,6 +15,8 @@ export const ErrorParams = Type.Object({ id: NamespaceOrProjectId, error_id: Int
 export const SettingsFields = Type.Object({
   active: Type.Optional(Type.Boolean()),
   integrated: Type.Optional(Type.Boolean()),
+  /** Basalt's own: whether new and regressed errors mail the project's maintainers (default true). */
+  email_notifications: Type.Optional(Type.Boolean()),
 });
 
 export const Status = Type.Union(ERROR_STATUSES.map((s) => Type.Literal(s)));
@@ -48,6 +50,8 @@ export const Settings = Type.Object({
   tracker_external_url: NullableString,
   api_url: NullableString,
   integrated: Type.Boolean(),
+  /** Whether new and regressed errors mail the project's maintainers and owners. */
+  email_notifications: Type.Boolean(),
 });
 
 /** SPEC "Client key". */

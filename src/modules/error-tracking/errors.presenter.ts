@@ -7,7 +7,14 @@ import { trackerDsn } from './settings.service.js';
 
 /** SPEC "Error tracking settings": external-tracker fields are null with the integrated backend. */
 export function mapSettings(row: SettingsRow) {
-  return { active: row.active === 1, project_name: null, tracker_external_url: null, api_url: null, integrated: row.integrated === 1 };
+  return {
+    active: row.active === 1,
+    project_name: null,
+    tracker_external_url: null,
+    api_url: null,
+    integrated: row.integrated === 1,
+    email_notifications: row.email_notifications === 1,
+  };
 }
 
 /** SPEC "Client key". */

@@ -18,6 +18,7 @@ import { errorTrackingSettingsSection, type ErrorTrackingSettingsSection } from 
 import { ERROR_TRACKING_EPOCH_TABLES } from './error-tracking.epochs.js';
 
 export { RETENTION_JOB } from './retention.jobs.js';
+export { errorPagePath } from './error-tracking.deps.js';
 export type { ErrorTrackingModuleDeps } from './error-tracking.deps.js';
 export type { SettingsService } from './settings.service.js';
 export type { ErrorsService } from './errors.service.js';
@@ -74,6 +75,12 @@ export function createErrorTrackingModule(platform: Platform, deps: ErrorTrackin
     new IngestionRepository(db),
     clock,
     new EventQuota(db, clock, config.errorTrackingMaxEvents),
+    // A new or regressed error (never a repeat event) reads the project's mail setting and, when
+    // it is on, tells the notifications module in the same transaction (issue 23).
+    async (trx, error) => {
+      if (!(await new SettingsRepository(trx).emailNotifications(error.projectId))) return;
+      await platform.bus.publish({ type: 'error_reported', ...error }, trx);
+    },
   );
   const retention = registerRetentionJob(db, jobs, clock, config.errorTrackingRetentionDays);
   const routeDeps: ErrorTrackingDeps = {

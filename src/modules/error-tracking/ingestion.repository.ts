@@ -60,10 +60,15 @@ const UPSERT_ERROR = new CompiledOnce(
           culprit: eb.ref('excluded.culprit'),
           platform: eb.ref('excluded.platform'),
           status: sql<'unresolved'>`case when error_tracking_errors.status = 'resolved' then 'unresolved' else error_tracking_errors.status end`,
+          // The time of this request when it reopens the error: returned, so a regression is known
+          // without reading the row first (both dialects evaluate SET against the row as it was).
+          regressed_at: sql<
+            number | null
+          >`case when error_tracking_errors.status = 'resolved' then excluded.updated_at else error_tracking_errors.regressed_at end`,
           updated_at: eb.ref('excluded.updated_at'),
         })),
       )
-      .returning('id'),
+      .returning(['id', 'events_count', 'regressed_at']),
 );
 const INSERT_EVENT = new CompiledOnce(
   11,
@@ -102,6 +107,16 @@ const INSERT_EVENT = new CompiledOnce(
       .returning('id'),
 );
 
+/** What the error upsert tells about the error it found or created. */
+export interface UpsertedError {
+  id: number;
+  eventsCount: number;
+  /** This event created the error (its first event). */
+  created: boolean;
+  /** This event reopened the error after it had been resolved. */
+  regressed: boolean;
+}
+
 /** The writes of one acknowledged request; every method runs inside the caller's transaction. */
 export class IngestionRepository extends Repository {
   /**
@@ -110,7 +125,7 @@ export class IngestionRepository extends Repository {
    * both dialects (PostgreSQL row lock; SQLite serialises writers). A new event on a
    * resolved error reopens it; an ignored error stays ignored.
    */
-  async upsertError(projectId: number, event: NormalizedEvent, now: number): Promise<number> {
+  async upsertError(projectId: number, event: NormalizedEvent, now: number): Promise<UpsertedError> {
     const row = await UPSERT_ERROR.first(
       this.db,
       projectId,
@@ -125,7 +140,13 @@ export class IngestionRepository extends Repository {
       now,
     );
     if (!row) throw new Error('the error upsert returned no row');
-    return row.id;
+    const eventsCount = Number(row.events_count);
+    return {
+      id: row.id,
+      eventsCount,
+      created: eventsCount === 1,
+      regressed: row.regressed_at !== null && Number(row.regressed_at) === now,
+    };
   }
 
   /** `false` when the error already has this event (an SDK retry: same id, and same time when the event gives one). */

@@ -1,5 +1,5 @@
 import type { Clock } from '../../infra/clock.js';
-import type { Transact } from '../../infra/db/index.js';
+import type { Executor, Transact } from '../../infra/db/index.js';
 import { parseFailure, parseJsonObject } from './collector.body.js';
 import type { Envelope } from './envelope.rules.js';
 import { clean, normalizeEvent, normalizeEventId, type NormalizedEvent } from './event.rules.js';
@@ -18,6 +18,20 @@ interface Batch {
 
 class DuplicateEvent extends Error {}
 
+/** An error whose first event was just stored, or that an event just reopened. */
+export interface ReportedError {
+  projectId: number;
+  errorId: number;
+  regressed: boolean;
+  title: string;
+  culprit: string;
+  eventsCount: number;
+  at: number;
+}
+
+/** Called in the ingestion's transaction for a new or regressed error only (the error mails). */
+export type ErrorReported = (trx: Executor, error: ReportedError) => Promise<void>;
+
 /**
  * Turns accepted bodies into rows. Everything one request carries is written in one
  * transaction (error upsert, event insert, session counters), committed before the answer.
@@ -29,6 +43,8 @@ export class IngestionService {
     private readonly clock: Clock,
     /** Per-project bound on stored events; none in tests that build the service alone. */
     private readonly quota?: EventQuota,
+    /** New and regressed errors; an event on a known open error never calls it (no added work there). */
+    private readonly reported?: ErrorReported,
   ) {}
 
   /** A store body: one event. Returns the event id the SDK expects back. */
@@ -91,8 +107,20 @@ export class IngestionService {
     return this.transact(async (trx) => {
       const repo = this.rows.on(trx);
       if (batch.event) {
-        const errorId = await repo.upsertError(projectId, batch.event.normalized, now);
-        if (!(await repo.insertEvent(projectId, errorId, batch.event.normalized, batch.event.payload, now))) throw new DuplicateEvent();
+        const { normalized } = batch.event;
+        const error = await repo.upsertError(projectId, normalized, now);
+        if (!(await repo.insertEvent(projectId, error.id, normalized, batch.event.payload, now))) throw new DuplicateEvent();
+        if ((error.created || error.regressed) && this.reported) {
+          await this.reported(trx, {
+            projectId,
+            errorId: error.id,
+            regressed: error.regressed,
+            title: normalized.title,
+            culprit: normalized.culprit,
+            eventsCount: error.eventsCount,
+            at: now,
+          });
+        }
       }
       await repo.addSessionCounts(projectId, batch.sessions);
     });

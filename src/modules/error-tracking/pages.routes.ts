@@ -31,10 +31,11 @@ const ErrorParams = Type.Object({ project: ProjectRef, error_id: IntegerId });
 const Token = Type.Optional(Type.String({ maxLength: 256 }));
 const StatusForm = Type.Object({ authenticity_token: Token, status: Status });
 const ActionForm = Type.Object({ authenticity_token: Token });
-// An unticked checkbox sends nothing: `active` absent switches tracking off.
+// An unticked checkbox sends nothing: `active` absent switches tracking off, `email_notifications` absent the error mails.
 const ToggleForm = Type.Object({
   authenticity_token: Token,
   active: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  email_notifications: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
 });
 
 const NOTICES: Record<string, string> = {
@@ -218,7 +219,8 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     async (request, reply) => {
       const { project } = resolved(request);
       const active = request.body.active === 'true';
-      await settings.put(project.id, { active, integrated: true }, { by: request.page.actor, project });
+      const email_notifications = request.body.email_notifications === 'true';
+      await settings.put(project.id, { active, integrated: true, email_notifications }, { by: request.page.actor, project });
       return reply.redirectWithFlash(setupUrl(project), {
         kind: 'notice',
         text: active ? 'Error tracking is enabled.' : 'Error tracking is disabled.',

@@ -36,7 +36,11 @@ export class SettingsRepository extends Repository {
     return this.db.insertInto('error_tracking_settings').values(row).returningAll().executeTakeFirstOrThrow();
   }
 
-  async update(projectId: number, changes: Partial<Pick<SettingsRow, 'active' | 'integrated'>>, now: number): Promise<SettingsRow> {
+  async update(
+    projectId: number,
+    changes: Partial<Pick<SettingsRow, 'active' | 'integrated' | 'email_notifications'>>,
+    now: number,
+  ): Promise<SettingsRow> {
     const updated = await this.db
       .updateTable('error_tracking_settings')
       .set({ ...changes, updated_at: now })
@@ -87,6 +91,16 @@ export class SettingsRepository extends Repository {
 
   async deleteKey(keyId: number): Promise<void> {
     await this.db.deleteFrom('error_tracking_client_keys').where('id', '=', keyId).execute();
+  }
+
+  /** Whether the project's new and regressed errors send mail (read only when an error is new or reopened). */
+  async emailNotifications(projectId: number): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('error_tracking_settings')
+      .select('email_notifications')
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    return row?.email_notifications === 1;
   }
 
   /** The key with its project's settings; `undefined` when no such key exists for the project. */

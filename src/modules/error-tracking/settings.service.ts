@@ -10,6 +10,8 @@ import type { SettingsRepository, ClientKeyRow, IngestionGrant, SettingsRow } fr
 export interface SettingsInput {
   active: boolean;
   integrated?: boolean | undefined;
+  /** Whether new and regressed errors mail the project's maintainers; kept when not given (on for a new setting). */
+  email_notifications?: boolean | undefined;
 }
 
 /** Why the collector refused a request (reference B3 checks 2 and 4). */
@@ -78,7 +80,11 @@ export class SettingsService {
       if (!current) throw new NotFoundError('Error Tracking Setting');
       const integrated = input.integrated ?? current.integrated === 1;
       checkSetting(input.active, integrated);
-      const row = await repo.update(projectId, { active: flag(input.active), integrated: flag(integrated) }, this.clock.now());
+      const row = await repo.update(
+        projectId,
+        { active: flag(input.active), integrated: flag(integrated), ...emailFlag(input.email_notifications) },
+        this.clock.now(),
+      );
       await this.ensureKey(trx, row);
       await this.audited(trx, audit, 'error_tracking_settings_updated', { type: 'ErrorTrackingSetting', id: null, details: null }, row);
       return row;
@@ -86,16 +92,20 @@ export class SettingsService {
   }
 
   /** PUT: creates the setting when missing (reference B1). */
-  async put(projectId: number, input: Required<SettingsInput>, audit?: SettingsAudit): Promise<SettingsRow> {
+  async put(
+    projectId: number,
+    input: Required<Omit<SettingsInput, 'email_notifications'>> & SettingsInput,
+    audit?: SettingsAudit,
+  ): Promise<SettingsRow> {
     checkSetting(input.active, input.integrated);
     return this.db.transaction().execute(async (trx) => {
       const repo = this.repo.on(trx);
       const now = this.clock.now();
-      const values = { active: flag(input.active), integrated: flag(input.integrated) };
+      const values = { active: flag(input.active), integrated: flag(input.integrated), ...emailFlag(input.email_notifications) };
       const current = await repo.find(projectId);
       const row = current
         ? await repo.update(projectId, values, now)
-        : await repo.insert({ project_id: projectId, ...values, created_at: now, updated_at: now });
+        : await repo.insert({ project_id: projectId, email_notifications: 1, ...values, created_at: now, updated_at: now });
       await this.ensureKey(trx, row);
       await this.audited(trx, audit, 'error_tracking_settings_updated', { type: 'ErrorTrackingSetting', id: null, details: null }, row);
       return row;
@@ -133,7 +143,9 @@ export class SettingsService {
     setting?: SettingsRow,
   ): Promise<void> {
     if (!audit) return;
-    const details: Record<string, boolean> = setting ? { active: setting.active === 1, integrated: setting.integrated === 1 } : {};
+    const details: Record<string, boolean> = setting
+      ? { active: setting.active === 1, integrated: setting.integrated === 1, email_notifications: setting.email_notifications === 1 }
+      : {};
     await this.bus.publish(projectAudit(audit.by, audit.project, eventName, target, details, this.clock.now()), trx);
   }
 
@@ -165,6 +177,10 @@ export class SettingsService {
     if ((await repo.countKeys(row.project_id, true)) === 0) await repo.insertKey(row.project_id, newPublicKey(), this.clock.now());
   }
 }
+
+/** The mail setting's column when the request gives it. */
+const emailFlag = (value: boolean | undefined): { email_notifications?: number } =>
+  value === undefined ? {} : { email_notifications: flag(value) };
 
 function checkSetting(active: boolean, integrated: boolean): void {
   if (active && !integrated) {

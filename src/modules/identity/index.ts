@@ -18,6 +18,7 @@ import { SessionsRepository } from './sessions.repository.js';
 import { SESSION_COOKIE, SessionsService } from './sessions.service.js';
 import { SignInService } from './sign-in.service.js';
 import { signInPages } from './sign-in.routes.js';
+import { SignInAddresses, SignInAddressesRepository } from './sign-in-addresses.service.js';
 import { accessTokensPages } from './access-tokens.page-routes.js';
 import { passwordPages } from './password.page-routes.js';
 import { profileSettingsPages } from './profile.page-routes.js';
@@ -72,7 +73,8 @@ export function createIdentityModule(platform: Platform, deps: IdentityModuleDep
   const tokens = new TokensService(db, new TokensRepository(db), clock, config.maxAccessTokenLifetimeDays, platform.bus);
   const pageAuth = new PageAuth(sessions, config);
   const internalUsers = new InternalUsers(db, userRows, users);
-  const signIn = new SignInService(users, sessions, platform.limiter, config.rateLimits.sign_in);
+  const signInAddresses = new SignInAddresses(db, new SignInAddressesRepository(db), clock, platform.bus);
+  const signIn = new SignInService(users, sessions, platform.limiter, config.rateLimits.sign_in, signInAddresses);
   const resourceTokens = new ResourceTokensService(db, users, tokens, config, clock);
   platform.resolvers.register({
     accessToken: (secret) => tokens.resolve(secret),

@@ -2,6 +2,7 @@ import type { RateLimit } from '../../config/index.js';
 import type { TooManyRequestsError } from '../../infra/errors/index.js';
 import type { RateLimiter } from '../../infra/http/index.js';
 import type { CreatedSession, SessionsService } from './sessions.service.js';
+import type { SignInAddresses } from './sign-in-addresses.service.js';
 import type { UserRow } from './users.repository.js';
 import type { UsersService } from './users.service.js';
 
@@ -35,6 +36,8 @@ export class SignInService {
     private readonly sessions: SessionsService,
     private readonly limiter: RateLimiter,
     private readonly limit: RateLimit | undefined,
+    /** The addresses signed in from (the "new sign-in" mail); absent where a test builds the service alone. */
+    private readonly addresses?: SignInAddresses,
   ) {}
 
   async signIn(attempt: SignInAttempt): Promise<SignInResult> {
@@ -56,6 +59,7 @@ export class SignInService {
     await this.sessions.destroy(attempt.previousSession);
     const session = await this.sessions.create(user.id, { ip: attempt.ip, userAgent: attempt.userAgent });
     await this.users.recordSignIn(user, attempt.ip);
+    await this.addresses?.record(user.id, attempt.ip, attempt.userAgent);
     return { kind: 'signed_in', user, session };
   }
 

@@ -3,6 +3,7 @@ import type { MailTemplate } from './mail-template.rules.js';
 /** Account mails sent whatever the notification levels say (the established product's). */
 export type AccountMailFacts =
   | { kind: 'password_changed'; username: string; host: string; at: number }
+  | { kind: 'new_sign_in'; username: string; name: string; host: string; at: number; ip: string; userAgent: string | null; url: string }
   | { kind: 'token_expiring'; username: string; host: string; at: number; tokenName: string; expiresAt: string; url: string }
   | {
       kind: 'token_created';
@@ -17,6 +18,7 @@ export type AccountMailFacts =
 
 export function accountSubject(facts: AccountMailFacts): string {
   if (facts.kind === 'password_changed') return 'Password changed';
+  if (facts.kind === 'new_sign_in') return `${facts.host} sign-in from new location`;
   if (facts.kind === 'token_expiring') return 'Your personal access token will expire in 7 days or less';
   return 'A new personal access token has been created';
 }
@@ -27,6 +29,19 @@ export function accountTemplate(facts: AccountMailFacts): Omit<MailTemplate, 'fo
     return {
       lead: `The password of your account @${facts.username} on ${facts.host} was changed (${when} UTC).`,
       paragraphs: ['If you did not change it, reset your password now and tell an administrator.'],
+    };
+  }
+  if (facts.kind === 'new_sign_in') {
+    return {
+      lead: `Hi ${facts.name}! A sign-in to your account @${facts.username} on ${facts.host} was made from an address it has not been used from before.`,
+      facts: [
+        ['IP address', facts.ip],
+        ['Time', `${when} UTC`],
+        ['Signed in with', 'password'],
+        ...(facts.userAgent ? ([['Browser', facts.userAgent.slice(0, 300)]] as const) : []),
+      ],
+      paragraphs: ['If this was you, there is nothing to do. If it was not, change your password now and tell an administrator.'],
+      link: { text: 'Change your password', url: facts.url },
     };
   }
   if (facts.kind === 'token_expiring') {

@@ -6,6 +6,7 @@ import { NotificationsRepository } from './notifications.repository.js';
 import { NotificationsService } from './notifications.service.js';
 import { NotificationMailer } from './notification-mail.service.js';
 import { notificationJobs } from './notifications.jobs.js';
+import { eventMailJobs } from './event-mail.jobs.js';
 import { unsubscribeRoutes } from './unsubscribe.routes.js';
 
 export { NotificationsService } from './notifications.service.js';
@@ -22,6 +23,8 @@ export interface NotificationsModule extends ModuleRoutes {
   readonly mailer: NotificationMailer;
   /** Queues the reminders of personal tokens expiring within 7 days (the daily job's work; tests call it). */
   remindExpiringTokens(now: number): Promise<number>;
+  /** Queues the `issue_due` mails of open issues due the day after `now` (the daily job's work; tests call it). */
+  remindDueIssues(now: number): Promise<number>;
 }
 
 /**
@@ -48,11 +51,23 @@ export function createNotificationsModule(platform: Platform, deps: Notification
     externalUrl: platform.config.externalUrl,
   });
   platform.bus.subscribe(dispatch.onEvent);
+  // A moved project, a sign-in from a new address, a new or regressed error (event-mail.jobs.ts).
+  const eventMail = eventMailJobs({
+    db: platform.db,
+    jobs: platform.jobs,
+    service,
+    mailer,
+    identity,
+    projects,
+    externalUrl: platform.config.externalUrl,
+  });
+  platform.bus.subscribe(eventMail.onEvent);
   return {
     service,
     mailer,
     routes: (app) => notificationsRoutes(app, { service, users: identity.users, lookup: projects.lookup }),
     remindExpiringTokens: dispatch.remindExpiringTokens,
+    remindDueIssues: dispatch.remindDueIssues,
     rootRoutes: async (app) => {
       app.addHook('onReady', async () => {
         await dispatch.schedule();

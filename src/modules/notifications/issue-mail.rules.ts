@@ -1,7 +1,7 @@
 import type { MailTemplate } from './mail-template.rules.js';
 
 /** The issue events that send mail, by the setting event that decides them. */
-export type IssueMailEvent = 'new_issue' | 'close_issue' | 'reopen_issue' | 'new_note';
+export type IssueMailEvent = 'new_issue' | 'close_issue' | 'reopen_issue' | 'reassign_issue' | 'issue_due' | 'new_note';
 
 export interface IssueMailFacts {
   event: IssueMailEvent;
@@ -11,6 +11,11 @@ export interface IssueMailFacts {
   url: string;
   /** The comment, for `new_note`. */
   note?: string;
+  /** For `reassign_issue`: `Name (@username)` of the assignees now and before. */
+  assignees?: readonly string[];
+  previousAssignees?: readonly string[];
+  /** For `issue_due`: the due date. */
+  dueDate?: string;
 }
 
 const QUOTE_MAX = 10_000;
@@ -38,5 +43,18 @@ export function issueTemplate(facts: IssueMailFacts): Omit<MailTemplate, 'footer
       return { lead: `Issue #${facts.issue.iid} was reopened by ${who}.`, link };
     case 'new_note':
       return { lead: `${who} commented on issue #${facts.issue.iid}:`, paragraphs: [clip(facts.note ?? '')], link };
+    case 'reassign_issue': {
+      const list = (names: readonly string[] | undefined) => (names?.length ? names.join(', ') : 'Unassigned');
+      return {
+        lead: `${who} changed the assignees of issue #${facts.issue.iid}.`,
+        facts: [
+          ['Assignees', list(facts.assignees)],
+          ['Previous assignees', list(facts.previousAssignees)],
+        ],
+        link,
+      };
+    }
+    case 'issue_due':
+      return { lead: `Issue #${facts.issue.iid} is due on ${facts.dueDate ?? ''}: ${facts.issue.title}`, link };
   }
 }

@@ -13,6 +13,9 @@ import type { NotificationsService } from './notifications.service.js';
 export const DISPATCH_JOB = 'notifications.dispatch';
 /** The daily reminder of personal access tokens that expire within 7 days. */
 export const TOKEN_EXPIRY_JOB = 'notifications.token_expiry';
+/** The daily `issue_due` mail: open issues due tomorrow (UTC), as the established product sends it at 00:50. */
+export const ISSUE_DUE_JOB = 'notifications.issue_due';
+const ISSUE_DUE_MINUTE = 50;
 const DAY = 86_400_000;
 const EXPIRY_WINDOW = 7 * DAY;
 
@@ -20,6 +23,7 @@ const EXPIRY_WINDOW = 7 * DAY;
 type Dispatch =
   | { event: 'new_issue' | 'close_issue' | 'reopen_issue'; projectId: number; issueId: number; actorId: number; at: number }
   | { event: 'new_note'; projectId: number; noteId: number; actorId: number; at: number }
+  | { event: 'reassign_issue'; projectId: number; issueId: number; actorId: number; previousAssigneeIds: number[]; at: number }
   | { event: 'password_changed'; userId: number; at: number }
   | { event: 'token_created'; userId: number; tokenId: number; name: string; scopes: string[]; expiresAt: string | null; at: number };
 
@@ -42,6 +46,10 @@ function dispatchOf(event: DomainEvent): Dispatch | null {
   if (event.type === 'issue_opened' || event.type === 'issue_closed' || event.type === 'issue_reopened') {
     const kind = ({ issue_opened: 'new_issue', issue_closed: 'close_issue', issue_reopened: 'reopen_issue' } as const)[event.type];
     return { event: kind, projectId: event.projectId, issueId: event.issueId, actorId: event.authorId, at: event.at };
+  }
+  if (event.type === 'issue_reassigned') {
+    const { projectId, issueId, authorId, previousAssigneeIds, at } = event;
+    return { event: 'reassign_issue', projectId, issueId, actorId: authorId, previousAssigneeIds, at };
   }
   if (event.type === 'note_created' && event.projectId !== null) {
     return { event: 'new_note', projectId: event.projectId, noteId: event.noteId, actorId: event.authorId, at: event.at };
@@ -90,6 +98,79 @@ export function notificationJobs(deps: DispatchDeps) {
     return projects.access.canSee(actor, project.visibility, level) && projects.issues.canSee(issue, actor, level);
   }
 
+  /** Participants of an issue: its author, assignees and commenters (reference §1.7); `assignees` ascending. */
+  async function participantsOf(issue: IssueRow): Promise<{ participants: number[]; assignees: number[] }> {
+    const [thread, byIssue] = await Promise.all([
+      projects.issues.listNotes(issue, 'asc', MAX_NOTES, 0),
+      projects.issues.assigneesOf([issue.id]),
+    ]);
+    const assignees = byIssue.get(issue.id) ?? [];
+    const ids = [issue.author_id, ...assignees, ...thread.rows.filter((n) => n.system === 0).map((n) => n.author_id)];
+    return { participants: [...new Set(ids.filter((id): id is number => id !== null))], assignees };
+  }
+
+  /** `Name (@username)` of each user, for the reassignment mail. */
+  async function namesOf(ids: readonly number[]): Promise<string[]> {
+    const users = await identity.users.mapByIds(ids);
+    return ids.flatMap((id) => {
+      const user = users.get(id);
+      return user ? [`${user.name} (@${user.username})`] : [];
+    });
+  }
+
+  /**
+   * Mails the participants of each open issue due tomorrow (UTC) whose level asks for
+   * `issue_due`, the author included (it is nobody's action), once per issue and due date: the
+   * message id names both, so a rerun the same day queues nothing new.
+   */
+  async function remindDueIssues(now: number): Promise<number> {
+    const tomorrow = new Date(now + DAY).toISOString().slice(0, 10);
+    let queued = 0;
+    let afterId = 0;
+    for (let pages = 0; pages < 10_000; pages += 1) {
+      const due = await projects.issues.listOpenDueOn(tomorrow, afterId, 100);
+      for (const issue of due) {
+        afterId = issue.id;
+        const project = await projects.projects.findById(issue.project_id);
+        if (!project || project.pending_delete) continue;
+        const { participants } = await participantsOf(issue);
+        const watchers = await service.watcherIds(project.id);
+        const recipients = await service.recipientDetails(
+          project.id,
+          'issue_due',
+          { participants },
+          { extra: [...participants, ...watchers], canSee: (user) => canSee(user, project, issue) },
+        );
+        if (recipients.length === 0) continue;
+        const emails = await service.notificationEmails(recipients.map((r) => r.userId));
+        const facts = {
+          event: 'issue_due' as const,
+          project: { name: project.name, full_path: project.full_path },
+          issue: { iid: issue.iid, title: issue.title, description: issue.description, confidential: issue.confidential === 1 },
+          actor: { name: '', username: '' },
+          url: `${deps.externalUrl}/${project.full_path}/-/issues/${issue.iid}`,
+          dueDate: tomorrow,
+        };
+        const subject = issueSubject(facts);
+        const template = issueTemplate(facts);
+        await deps.db.transaction().execute(async (trx) => {
+          for (const recipient of recipients) {
+            const to = emails.get(recipient.userId);
+            if (!to) continue;
+            await mailer.queueProjectMail(
+              trx,
+              { userId: recipient.userId, to, reason: recipient.reason, project, subject, template, thread: `issue_${issue.id}` },
+              { messageId: `issue-due-${issue.id}-${tomorrow}-u${recipient.userId}@${mailer.host}` },
+            );
+            queued += 1;
+          }
+        });
+      }
+      if (due.length < 100) break;
+    }
+    return queued;
+  }
+
   async function runAccount(dispatch: Extract<Dispatch, { event: 'password_changed' | 'token_created' }>): Promise<void> {
     const user = await identity.users.findById(dispatch.userId);
     if (!user || user.state !== 'active' || user.bot === 1) return;
@@ -128,13 +209,7 @@ export function notificationJobs(deps: DispatchDeps) {
     const actor = await identity.users.findById(dispatch.actorId);
     if (!issue || !actor) return;
 
-    // Participants: the author and every commenter (issues have no assignees here yet).
-    const thread = await projects.issues.listNotes(issue, 'asc', MAX_NOTES, 0);
-    const participants = [
-      ...new Set(
-        [issue.author_id, ...thread.rows.filter((n) => n.system === 0).map((n) => n.author_id)].filter((id): id is number => id !== null),
-      ),
-    ];
+    const { participants, assignees } = await participantsOf(issue);
     const text =
       dispatch.event === 'new_note' ? (note?.body ?? '') : dispatch.event === 'new_issue' ? `${issue.title}\n${issue.description}` : '';
     const mentioned: number[] = [];
@@ -142,13 +217,23 @@ export function notificationJobs(deps: DispatchDeps) {
       const user = await identity.users.findByUsername(username);
       if (user) mentioned.push(user.id);
     }
+    // A reassignment counts as a mention of the new and the previous assignees (reference §1.7).
+    const previous = dispatch.event === 'reassign_issue' ? dispatch.previousAssigneeIds : [];
+    if (dispatch.event === 'reassign_issue') mentioned.push(...assignees, ...previous);
     const watchers = await service.watcherIds(project.id);
-    const recipients = await service.recipientDetails(
+    const resolved = await service.recipientDetails(
       project.id,
       dispatch.event,
       { participants, mentioned },
-      { extra: [...participants, ...mentioned, ...watchers], exclude: actor.id, canSee: (user) => canSee(user, project, issue) },
+      {
+        extra: [...participants, ...mentioned, ...watchers],
+        exclude: actor.id,
+        canSee: (user) => canSee(user, project, issue),
+      },
     );
+    // The established product names assignees' reason `assigned` on new and reassigned issues.
+    const assignedReason = dispatch.event === 'new_issue' || dispatch.event === 'reassign_issue';
+    const recipients = resolved.map((r) => (assignedReason && assignees.includes(r.userId) ? { ...r, reason: 'assigned' as const } : r));
     if (recipients.length === 0) return;
     const emails = await service.notificationEmails(recipients.map((r) => r.userId));
     const facts = {
@@ -158,10 +243,14 @@ export function notificationJobs(deps: DispatchDeps) {
       actor: { name: actor.name, username: actor.username },
       url: `${deps.externalUrl}/${project.full_path}/-/issues/${issue.iid}${note ? `#note_${note.id}` : ''}`,
       ...(note ? { note: note.body } : {}),
+      ...(dispatch.event === 'reassign_issue' ? { assignees: await namesOf(assignees), previousAssignees: await namesOf(previous) } : {}),
     };
     const subject = issueSubject(facts);
     const template = issueTemplate(facts);
-    const change = dispatch.event === 'new_note' ? `note-${dispatch.noteId}` : `issue-${dispatch.issueId}-${dispatch.event}-${dispatch.at}`;
+    // A reassignment names the assignees it replaced: two in the same millisecond stay apart.
+    const from = dispatch.event === 'reassign_issue' ? `-from-${previous.join('_') || 'none'}` : '';
+    const change =
+      dispatch.event === 'new_note' ? `note-${dispatch.noteId}` : `issue-${dispatch.issueId}-${dispatch.event}-${dispatch.at}${from}`;
     await deps.db.transaction().execute(async (trx) => {
       for (const recipient of recipients) {
         const to = emails.get(recipient.userId);
@@ -218,5 +307,26 @@ export function notificationJobs(deps: DispatchDeps) {
     if (mailer.enabled) context.log.info({ queued: await remindExpiringTokens(now) }, 'token expiry reminders queued');
     await scheduleExpiry(now + DAY, context.jobId);
   });
-  return { onEvent, remindExpiringTokens, schedule: () => scheduleExpiry(deps.clock.now() + 60_000) };
+  /** The next 00:50 UTC after `now`. */
+  const nextDueRun = (now: number) => {
+    const today = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate(), 0, ISSUE_DUE_MINUTE);
+    return today > now ? today : today + DAY;
+  };
+  const scheduleDue = (runAt: number, currentJobId = 0) =>
+    deps.db.transaction().execute((trx) => jobs.enqueueUnlessPending(trx, ISSUE_DUE_JOB, runAt, currentJobId));
+  jobs.register(ISSUE_DUE_JOB, async (_payload, context) => {
+    const now = deps.clock.now();
+    if (mailer.enabled) context.log.info({ queued: await remindDueIssues(now) }, 'issue due mails queued');
+    await scheduleDue(nextDueRun(now), context.jobId);
+  });
+  return {
+    onEvent,
+    remindExpiringTokens,
+    remindDueIssues,
+    schedule: async () => {
+      await scheduleExpiry(deps.clock.now() + 60_000);
+      // A minute after start (a rerun the same day sends nothing twice), then daily at 00:50 UTC.
+      await scheduleDue(deps.clock.now() + 60_000);
+    },
+  };
 }

@@ -39,8 +39,8 @@ export function decides(
   }
 }
 
-/** Why a recipient gets a mail, as the reason header names it (participating, mentioned, watching, subscribed). */
-export type MailReason = 'participating' | 'mentioned' | 'watching' | 'subscribed';
+/** Why a recipient gets a mail, as the reason header names it (assigned, participating, mentioned, watching, subscribed). */
+export type MailReason = 'assigned' | 'participating' | 'mentioned' | 'watching' | 'subscribed';
 
 /** The reason of a recipient `decides` already let through: taking part first, then the level. */
 export function reasonOf(level: Level, who: { participant: boolean; mentioned: boolean }): MailReason {

@@ -165,6 +165,23 @@ export class NotificationsService {
     return out.sort((a, b) => a.userId - b.userId);
   }
 
+  /**
+   * Active human members of the project with at least `minAccess` (direct, through a group above
+   * it, or owning its personal namespace) whose effective level is not `disabled`, in ascending id
+   * order, with the reason their mail names (they take part: `participating`). The recipients
+   * of new and regressed error mails (docs/decisions.md).
+   */
+  async membersNotDisabled(projectId: number, minAccess: number): Promise<Array<{ userId: number; reason: MailReason }>> {
+    const candidates = await this.memberIds(projectId, minAccess);
+    const users = await this.deps.users.mapByIds(candidates);
+    const humans = candidates.filter((id) => users.get(id)?.state === 'active' && users.get(id)?.bot !== 1);
+    const resolved = await this.resolve(humans, projectId);
+    return resolved
+      .filter((r) => r.level !== 'disabled')
+      .map((r) => ({ userId: r.userId, reason: reasonOf(r.level, { participant: true, mentioned: false }) }))
+      .sort((a, b) => a.userId - b.userId);
+  }
+
   /** Users who saved `watch` or `custom` for the project or a group above it (watchers outside the membership). */
   async watcherIds(projectId: number): Promise<number[]> {
     const project = await this.deps.projects.findById(projectId);
@@ -263,8 +280,8 @@ export class NotificationsService {
     return Object.fromEntries(eventsFor(kind, this.tier).map((e) => [e, null]));
   }
 
-  /** Users who are members of the project directly or through a group above it (unexpired). */
-  private async memberIds(projectId: number): Promise<number[]> {
+  /** Users who are members of the project directly or through a group above it (unexpired), at `minAccess` or more. */
+  private async memberIds(projectId: number, minAccess = 0): Promise<number[]> {
     const project = await this.deps.projects.findById(projectId);
     if (!project) return [];
     const ancestry = await this.ancestryIds(project.namespace_id);
@@ -273,7 +290,9 @@ export class NotificationsService {
       ...(await this.deps.members.listAll('project', [projectId])),
       ...(await this.deps.members.listAll('namespace', ancestry)),
     ];
-    const ids = new Set(rows.filter((m) => m.expires_at === null || m.expires_at > now).map((m) => m.user_id));
+    const ids = new Set(
+      rows.filter((m) => (m.expires_at === null || m.expires_at > now) && m.access_level >= minAccess).map((m) => m.user_id),
+    );
     // The owner of a personal namespace is its implicit member.
     const namespace = await this.deps.groups.findByIdIncludingDeleted(project.namespace_id);
     if (namespace?.kind === 'user' && namespace.owner_id !== null) ids.add(namespace.owner_id);

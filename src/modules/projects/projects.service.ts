@@ -158,6 +158,11 @@ export class ProjectsService {
         });
         if (!updated) throw new NotFoundError('Project');
         await this.auditSettings(trx, project, updated, by, now);
+        // A new path is the established product's "project was moved" (its members are mailed).
+        if (updated.full_path !== project.full_path) {
+          const moved = { projectId: project.id, authorId: by?.user.id ?? null, fromPath: project.full_path, toPath: updated.full_path };
+          await this.bus.publish({ type: 'project_moved', ...moved, at: now }, trx);
+        }
         return updated;
       });
     } catch (error) {

@@ -39,8 +39,17 @@ export interface SpamLogsTable {
   created_at: Millis;
 }
 
+/** Addresses a user signed in from with a password (migration 0019): a new one sends the "new sign-in" mail. */
+export interface UserSignInAddressesTable {
+  user_id: number;
+  ip: string;
+  first_seen_at: Millis;
+  last_seen_at: Millis;
+}
+
 export interface AuthTables {
   sessions: SessionsTable;
+  user_sign_in_addresses: UserSignInAddressesTable;
   ci_jobs: CiJobsTable;
   spam_logs: SpamLogsTable;
 }

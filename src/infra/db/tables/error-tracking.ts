@@ -5,6 +5,8 @@ export interface ErrorTrackingSettingsTable {
   project_id: number;
   active: Flag;
   integrated: Flag;
+  /** Whether new and regressed errors mail the project's maintainers (migration 0019; on by default). */
+  email_notifications: Generated<Flag>;
   created_at: Millis;
   updated_at: Millis;
 }
@@ -37,6 +39,8 @@ export interface ErrorTrackingErrorsTable {
   first_seen_at: Millis;
   last_seen_at: Millis;
   issue_iid: number | null;
+  /** When an event last reopened the error after it was resolved (migration 0019). */
+  regressed_at: Generated<Millis | null>;
   created_at: Millis;
   updated_at: Millis;
 }
