@@ -70,7 +70,7 @@ const ISSUE_ATTRIBUTES: Shape = {
   created_at: 'string',
   description: 'string',
   discussion_locked: 'null',
-  due_date: 'null',
+  due_date: 'string?',
   id: 'number',
   iid: 'number',
   last_edited_at: 'null',
@@ -93,7 +93,7 @@ const ISSUE_ATTRIBUTES: Shape = {
   human_time_change: 'null',
   human_time_estimate: 'null',
   assignee_ids: 'array',
-  assignee_id: 'null',
+  assignee_id: 'number?',
   labels: 'array',
   state: 'string',
   severity: 'string',
@@ -306,6 +306,66 @@ describe('webhooks', () => {
     assert.equal(secret.headers['x-gitlab-token'], undefined, 'only the confidential hook, which has no token');
     await removeHook(hook.id);
     await removeHook(confidentialHook.id);
+  });
+
+  it('assigning and setting a due date send an Issue Hook with assignees, assignee_ids, due_date and their changes', async () => {
+    const hook = await addHook({ push_events: false, issues_events: true, note_events: true });
+    const opened = await t.api('POST', `/projects/${project.id}/issues`, {
+      token: owner.token,
+      body: { title: 'Assign me', assignee_ids: [developer.user.id], due_date: '2031-03-01' },
+    });
+    assert.equal(opened.statusCode, 201, opened.body);
+    const iid = opened.json<{ iid: number }>().iid;
+    await deliver();
+    const [open] = receiver.take('Issue Hook');
+    assertShape(open!.body, ISSUE);
+    const attrs = open!.body.object_attributes as Record<string, unknown>;
+    assert.deepEqual(attrs.assignee_ids, [developer.user.id]);
+    assert.equal(attrs.assignee_id, developer.user.id);
+    assert.equal(attrs.due_date, '2031-03-01');
+    assert.deepEqual(open!.body.assignees, [
+      {
+        id: developer.user.id,
+        name: developer.user.name,
+        username: developer.user.username,
+        avatar_url: null,
+        email: developer.user.email,
+      },
+    ]);
+
+    await t.api('PUT', `/projects/${project.id}/issues/${iid}`, {
+      token: owner.token,
+      body: { assignee_ids: [owner.user.id], due_date: '2031-04-01' },
+    });
+    await deliver();
+    const [update] = receiver.take('Issue Hook');
+    const changes = update!.body.changes as Record<string, { previous: unknown; current: unknown }>;
+    assert.deepEqual(changes.due_date, { previous: '2031-03-01', current: '2031-04-01' });
+    assert.deepEqual(
+      (changes.assignees!.previous as { username: string }[]).map((u) => u.username),
+      [developer.user.username],
+    );
+    assert.deepEqual(
+      (changes.assignees!.current as { username: string }[]).map((u) => u.username),
+      [owner.user.username],
+    );
+    assertShape((changes.assignees!.current as unknown[])[0], USER);
+    assert.equal((update!.body.object_attributes as Record<string, unknown>).assignee_id, owner.user.id);
+
+    // Unassigned: no `assignees` key, as the established product sends it.
+    await t.api('PUT', `/projects/${project.id}/issues/${iid}`, { token: owner.token, body: { assignee_ids: [] } });
+    await deliver();
+    const [cleared] = receiver.take('Issue Hook');
+    assert.equal('assignees' in cleared!.body, false);
+    assert.deepEqual((cleared!.body.object_attributes as Record<string, unknown>).assignee_ids, []);
+    assert.deepEqual((cleared!.body.changes as Record<string, { current: unknown }>).assignees!.current, []);
+
+    // The Note Hook's issue carries the same fields.
+    await t.api('POST', `/projects/${project.id}/issues/${iid}/notes`, { token: owner.token, body: { body: 'Due in April.' } });
+    await deliver();
+    const [note] = receiver.take('Note Hook');
+    assert.equal((note!.body.issue as Record<string, unknown>).due_date, '2031-04-01');
+    await removeHook(hook.id);
   });
 
   it('a comment on an issue sends a Note Hook', async () => {

@@ -6,6 +6,7 @@ import { Layout, RoleRequiredError, formErrorsOf, sendPage, type FieldErrors } f
 import { spamContextOf } from '../spam/index.js';
 import { AccessLevel } from './access.policy.js';
 import type { IssueRow } from './issues.repository.js';
+import { parseDay } from './issues.service.js';
 import { IssueList, IssuePage, NewIssueForm, issuePath, issuesPath, type IssueState } from './issues.views.js';
 import type { NamespaceRow } from './namespaces.repository.js';
 import { namespaceCrumbs } from './page-crumbs.service.js';
@@ -34,6 +35,14 @@ const NoteForm = Type.Object({
   body: Type.String({ minLength: 1, maxLength: 1_000_000 }),
 });
 const ActionForm = Type.Object({ authenticity_token: Type.Optional(Type.String({ maxLength: 256 })) });
+const SidebarForm = Type.Object({
+  authenticity_token: Type.Optional(Type.String({ maxLength: 256 })),
+  // Absent when a multiple select has nothing selected: the issue is then unassigned.
+  assignee_ids: Type.Optional(Type.Array(Type.String({ maxLength: 20, pattern: '^[0-9]*$' }), { maxItems: 100 })),
+  due_date: Type.Optional(Type.String({ maxLength: 32 })),
+});
+/** The most members the assignee select lists. */
+const ASSIGNABLE_SHOWN = 100;
 
 /**
  * A project's issues at `/<full_path>/-/issues` (rewritten to `/-/p/:project/issues`): the
@@ -43,7 +52,31 @@ const ActionForm = Type.Object({ authenticity_token: Type.Optional(Type.String({
 const notesPageQuery = (page: number) => (page > 1 ? `?notes_page=${page}` : '');
 
 export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
-  const { issues, users, projects, extensions } = deps;
+  const { issues, users, projects, members, extensions, platform } = deps;
+  const multipleAssignees = platform.config.tier !== 'free';
+
+  /** Who the issue page offers as assignees: active members of the project or a group above it (unexpired). */
+  const assignable = async (project: ProjectRow) => {
+    const ancestry = await projects.ancestry(project);
+    const { rows } = await members.listEffective(
+      { kind: 'project', id: project.id },
+      ancestry.filter((n) => n.kind === 'group').map((n) => n.id),
+      ASSIGNABLE_SHOWN,
+      0,
+    );
+    const now = platform.clock.now();
+    const ids = rows.filter((m) => m.expires_at === null || m.expires_at > now).map((m) => m.user_id);
+    // A personal project's owner is its namespace's, not a member row.
+    const namespace = ancestry[ancestry.length - 1];
+    if (namespace?.kind === 'user' && namespace.owner_id !== null && !ids.includes(namespace.owner_id)) ids.unshift(namespace.owner_id);
+    const byId = await users.mapByIds(ids);
+    return [...new Set(ids)]
+      .flatMap((id) => {
+        const u = byId.get(id);
+        return u && u.state === 'active' && u.bot === 0 ? [{ id: u.id, name: u.name, username: u.username }] : [];
+      })
+      .sort((a, b) => a.username.localeCompare(b.username));
+  };
 
   const resolved = (request: FastifyRequest) => {
     const { row, level } = request.page.project!;
@@ -94,11 +127,15 @@ export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
   ) => {
     const { project, level } = resolved(request);
     const issue = await visibleIssue(request, project, level, iid);
-    const [notes, origins] = await Promise.all([
+    const canPlan = request.page.actor !== null && level >= AccessLevel.REPORTER;
+    const [notes, origins, assignees, members] = await Promise.all([
       issues.listNotes(issue, 'asc', NOTES_PER_PAGE, (notesPage - 1) * NOTES_PER_PAGE),
       extensions.issueOrigins(issue, project, level),
+      issues.assigneesOf([issue.id]),
+      canPlan ? assignable(project) : Promise.resolve([]),
     ]);
-    const byId = await users.mapByIds([issue.author_id, issue.closed_by_id, ...notes.rows.map((n) => n.author_id)]);
+    const assigneeIds = assignees.get(issue.id) ?? [];
+    const byId = await users.mapByIds([issue.author_id, issue.closed_by_id, ...assigneeIds, ...notes.rows.map((n) => n.author_id)]);
     return frame(
       request,
       project,
@@ -117,6 +154,9 @@ export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
         signedIn={request.page.actor !== null}
         canComment={request.page.actor !== null}
         canClose={canClose(request, issue, level)}
+        assigneeIds={assigneeIds}
+        today={new Date(platform.clock.now()).toISOString().slice(0, 10)}
+        planning={canPlan ? { members, multiple: multipleAssignees } : undefined}
         {...(comment ? { comment } : {})}
       />,
     );
@@ -245,6 +285,37 @@ export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
         if (!errors) throw error;
         return sendPage(reply, await commentForm(request, request.body, errors), 400);
       }
+    },
+  );
+
+  // Assignees and due date (Reporter and above, as the API): the form states the whole choice.
+  web.post(
+    '/-/p/:project/issues/:iid/sidebar',
+    { schema: { params: IssueParams, body: SidebarForm }, config: { page: { signIn: 'required', project: 0 } } },
+    async (request, reply) => {
+      const { project, level } = resolved(request);
+      const actor = request.page.actor!;
+      const issue = await issues.get(project, request.params.iid, actor, level);
+      if (level < AccessLevel.REPORTER) throw new RoleRequiredError('Reporter');
+      const here = issuePath(project, issue.iid);
+      const wanted = [...new Set((request.body.assignee_ids ?? []).filter((v) => v !== '').map(Number))];
+      const allowed = new Set((await assignable(project)).map((m) => m.id));
+      if (wanted.some((id) => !allowed.has(id)) || (!multipleAssignees && wanted.length > 1)) {
+        return reply.redirectWithFlash(here, { kind: 'error', text: 'Assignees must be members of the project.' });
+      }
+      const dueDate = request.body.due_date?.trim() ?? '';
+      if (dueDate !== '' && parseDay(dueDate) === undefined) {
+        return reply.redirectWithFlash(here, { kind: 'error', text: 'The due date is not a valid date (YYYY-MM-DD).' });
+      }
+      await issues.updateFromUser(
+        project,
+        issue,
+        actor,
+        level,
+        { assignee_ids: wanted, due_date: dueDate },
+        spamContextOf(request, actor.user.id),
+      );
+      return reply.redirectWithFlash(here, { kind: 'notice', text: 'Assignees and due date were saved.' });
     },
   );
 

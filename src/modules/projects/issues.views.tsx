@@ -162,6 +162,77 @@ export interface IssuePageProps {
   canComment: boolean;
   canClose: boolean;
   comment?: { input: Record<string, unknown>; errors: FieldErrors };
+  /** The issue's assignees (user ids, ascending); their rows are in `users`. */
+  assigneeIds: readonly number[];
+  /** The UTC day today, to mark an open issue past its due date. */
+  today: string;
+  /** For Reporter and above: the project members who may be assigned, and whether several may. */
+  planning?: { members: readonly { id: number; name: string; username: string }[]; multiple: boolean } | undefined;
+}
+
+/** Assignees and due date beside the issue, with the form that sets them for Reporter and above. */
+function IssueSidebar(props: IssuePageProps) {
+  const { issue, users, planning } = props;
+  const here = issuePath(props.project, issue.iid);
+  const overdue = issue.due_date !== null && issue.state === 'opened' && issue.due_date < props.today;
+  return (
+    <aside class="issue-sidebar" aria-label="Issue details">
+      <dl class="facts">
+        <dt>Assignees</dt>
+        <dd data-field="Assignees" id="issue-assignees">
+          {props.assigneeIds.length === 0 ? (
+            <span class="muted">None</span>
+          ) : (
+            <ul class="issue-assignees">
+              {props.assigneeIds.map((id) => (
+                <li key={id}>
+                  {users.get(id)?.name ?? 'a deleted user'} {userName(users, id)}
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
+        <dt>Due date</dt>
+        <dd data-field="Due date" id="issue-due-date">
+          {issue.due_date === null ? (
+            <span class="muted">None</span>
+          ) : (
+            <>
+              <time datetime={issue.due_date}>{issue.due_date}</time> {overdue ? <span class="badge state-overdue">Overdue</span> : null}
+            </>
+          )}
+        </dd>
+      </dl>
+      {planning ? (
+        <form method="post" action={`${here}/sidebar`} class="stacked" id="issue-sidebar-form">
+          <Csrf token={props.csrf} />
+          <div class="field">
+            <label for="assignee_ids">Assignees</label>
+            <select
+              id="assignee_ids"
+              name="assignee_ids"
+              multiple={planning.multiple}
+              size={planning.multiple ? Math.min(6, Math.max(2, planning.members.length)) : undefined}
+            >
+              {planning.multiple ? null : (
+                <option value="" selected={props.assigneeIds.length === 0}>
+                  Unassigned
+                </option>
+              )}
+              {planning.members.map((m) => (
+                <option key={m.id} value={String(m.id)} selected={props.assigneeIds.includes(m.id)}>
+                  {m.name} (@{m.username})
+                </option>
+              ))}
+            </select>
+            {planning.multiple ? <p class="hint muted small">Select none to unassign; Ctrl or ⌘ selects several.</p> : null}
+          </div>
+          <Field label="Due date" name="due_date" type="date" value={issue.due_date ?? ''} hint="Leave empty for none." />
+          <button type="submit">Save</button>
+        </form>
+      ) : null}
+    </aside>
+  );
 }
 
 /** Older and newer comments of a long discussion, with where this page stands. */
@@ -222,45 +293,50 @@ export function IssuePage(props: IssuePageProps) {
           ))}
         </ul>
       ) : null}
-      <article id="issue-description">
-        <Markdown source={issue.description} />
-      </article>
-      <section aria-labelledby="notes-heading">
-        <h2 id="notes-heading">Comments</h2>
-        {props.notes.length === 0 && props.notesPage === 1 ? <p class="muted">No comments yet.</p> : null}
-        <CommentsPager here={here} page={props.notesPage} pages={props.notesPages} />
-        <ol class="notes" id="notes">
-          {props.notes.map((note) => (
-            <li key={note.id} id={`note-${note.id}`} class={note.system === 1 ? 'note system' : 'note'}>
-              <div class="muted small">
-                {userName(users, note.author_id)} ·{' '}
-                <time datetime={new Date(note.created_at).toISOString()}>{shortTime(note.created_at)}</time>
-              </div>
-              <Markdown source={note.body} />
-            </li>
-          ))}
-        </ol>
-        <CommentsPager here={here} page={props.notesPage} pages={props.notesPages} />
-        {props.canComment ? (
-          <form method="post" action={`${here}/notes`} class="stacked" id="comment-form">
-            <Csrf token={csrf} />
-            <FormError errors={props.comment?.errors} />
-            <TextArea
-              label="Comment"
-              name="body"
-              value={props.comment?.input.body}
-              error={props.comment?.errors.body}
-              rows={4}
-              hint="Markdown is supported."
-            />
-            <button type="submit">Comment</button>
-          </form>
-        ) : !props.signedIn ? (
-          <p>
-            <a href={`/users/sign_in?redirect_to=${encodeURIComponent(here)}`}>Sign in</a> to comment.
-          </p>
-        ) : null}
-      </section>
+      <div class="issue-layout">
+        <div class="issue-main">
+          <article id="issue-description">
+            <Markdown source={issue.description} />
+          </article>
+          <section aria-labelledby="notes-heading">
+            <h2 id="notes-heading">Comments</h2>
+            {props.notes.length === 0 && props.notesPage === 1 ? <p class="muted">No comments yet.</p> : null}
+            <CommentsPager here={here} page={props.notesPage} pages={props.notesPages} />
+            <ol class="notes" id="notes">
+              {props.notes.map((note) => (
+                <li key={note.id} id={`note-${note.id}`} class={note.system === 1 ? 'note system' : 'note'}>
+                  <div class="muted small">
+                    {userName(users, note.author_id)} ·{' '}
+                    <time datetime={new Date(note.created_at).toISOString()}>{shortTime(note.created_at)}</time>
+                  </div>
+                  <Markdown source={note.body} />
+                </li>
+              ))}
+            </ol>
+            <CommentsPager here={here} page={props.notesPage} pages={props.notesPages} />
+            {props.canComment ? (
+              <form method="post" action={`${here}/notes`} class="stacked" id="comment-form">
+                <Csrf token={csrf} />
+                <FormError errors={props.comment?.errors} />
+                <TextArea
+                  label="Comment"
+                  name="body"
+                  value={props.comment?.input.body}
+                  error={props.comment?.errors.body}
+                  rows={4}
+                  hint="Markdown is supported."
+                />
+                <button type="submit">Comment</button>
+              </form>
+            ) : !props.signedIn ? (
+              <p>
+                <a href={`/users/sign_in?redirect_to=${encodeURIComponent(here)}`}>Sign in</a> to comment.
+              </p>
+            ) : null}
+          </section>
+        </div>
+        <IssueSidebar {...props} />
+      </div>
     </>
   );
 }
