@@ -52,6 +52,8 @@ describe('the release tarball', () => {
     for (const entry of [
       'dist/cli.js',
       'dist/main.js',
+      'dist/web/basalt.css',
+      'dist/web/basalt.js',
       'package.json',
       'package-lock.json',
       'README.md',
@@ -106,6 +108,13 @@ describe('the release tarball', () => {
       assert.ok(listening, `the server did not start:\n${output}`);
       const readiness = await fetch(`http://127.0.0.1:${port}/-/readiness`);
       assert.equal(readiness.status, 200, await readiness.text());
+      // The pages' stylesheet and script come from dist/web, where the build copies them.
+      const signIn = await (await fetch(`http://127.0.0.1:${port}/users/sign_in`)).text();
+      const scriptUrl = /<script src="([^"]+)" defer><\/script>/.exec(signIn)?.[1] ?? '(no script)';
+      const script = await fetch(`http://127.0.0.1:${port}${scriptUrl}`);
+      assert.equal(script.status, 200, scriptUrl);
+      assert.match(await script.text(), /data-copy-target/, 'the released script, not an empty answer');
+      assert.match(await (await fetch(`http://127.0.0.1:${port}/-/static/basalt.css`)).text(), /\.copy-row/);
       for (const line of output.trimEnd().split('\n')) assert.doesNotThrow(() => JSON.parse(line), line);
     } finally {
       if (server.pid !== undefined && server.exitCode === null) process.kill(-server.pid, 'SIGTERM');
