@@ -434,6 +434,14 @@ const TABLE: Row[] = [
     url: (w) => `${N(w)}/issues/${w.issueIid}/reopen`,
   },
   {
+    route: 'POST /-/p/:project/issues/:iid/sidebar',
+    min: 'reporter',
+    api: 'PUT /projects/{id}/issues/{issue_iid}',
+    ok: 303,
+    url: (w) => `${N(w)}/issues/${w.issueIid}/sidebar`,
+    form: () => ({ due_date: '2031-01-01' }),
+  },
+  {
     route: 'GET /-/p/:project/snippets/:id',
     min: 'guest',
     publicUse: 'anyone',
