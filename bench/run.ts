@@ -9,6 +9,8 @@ import type { LoadRequest } from './scenarios.js';
 import { scenarios } from './scenarios.js';
 import { firstLine } from './child-output.js';
 import { cpuMicros } from './cpu-time.js';
+import type { AuditPathResult } from './audit-ab.js';
+import type { BackupBench } from './backup.js';
 
 const here = import.meta.dirname;
 const root = path.dirname(here);
@@ -379,6 +381,19 @@ if (filters.length === 0 || filters.includes('moves')) {
   moves = await benchMoves();
 }
 
+let audit: AuditPathResult[] | null = null;
+if (filters.length === 0 || filters.includes('audit')) {
+  const { benchAudit } = await import('./audit-ab.js');
+  audit = await benchAudit();
+}
+
+let backup: BackupBench | null = null;
+if (filters.length === 0 || filters.includes('backup')) {
+  process.stderr.write('bench: backup of 1,000 repositories and 1,000,000 events against tar\n');
+  const { benchBackup } = await import('./backup.js');
+  backup = await benchBackup();
+}
+
 const verdict = (r: Row) => {
   if (r.failed) return `FAILED: ${r.failed}`;
   if (!r.target) return '';
@@ -412,6 +427,17 @@ if (moves) {
     `| storage move, 10,000 commits (copy + verify) | ${moves.moveMs} ms vs \`git clone --mirror\` ${moves.cloneMs} ms |  |  |  | ${moves.ratio} × clone |  | ${moves.ratio <= 1.5 ? 'meets' : 'MISSES'} (≤1.5) |  |`,
   );
 }
+for (const a of audit ?? []) {
+  // Auditing's cost (bench/audit-ab.ts): alternating on/off rounds, then both at once, judged on the latter's CPU per request.
+  lines.push(
+    `| auditing on vs off: ${a.title} | ${a.on.rps} on, ${a.off.rps} off | | ${a.on.p99} on, ${a.off.p99} off | | ${a.throughputCostPct} % throughput, ${a.cpuCostPct} % CPU/request (${a.on.cpuMicros} vs ${a.off.cpuMicros} µs) | ${a.atOnceCpuCostPct} % CPU/request (rounds ${a.atOnce.join(', ')}) | ${a.atOnceCpuCostPct < 3 ? 'meets' : 'MISSES'} (< 3 %) | ${a.non2xx} |`,
+  );
+}
+if (backup) {
+  lines.push(
+    `| backup create, ${backup.repositories} repositories + ${backup.events} events (${backup.dataMb} MB) | ${backup.backupMs} ms vs \`tar czf\` ${backup.tarMs} ms |  |  |  | ${backup.ratio} × tar |  | ${backup.ratio < 2 ? 'meets' : 'MISSES'} (< 2) |  |`,
+  );
+}
 const table = lines.join('\n');
 process.stdout.write(`\n${table}\n`);
 const machine = `${os.cpus()[0]?.model ?? 'cpu'} × ${os.availableParallelism()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${pin ? 'server on core 0, load on core 1' : 'not pinned'}`;
@@ -425,6 +451,8 @@ const result = {
   connections: CONNECTIONS,
   rows,
   moves,
+  audit,
+  backup,
 };
 writeFileSync(path.join(here, 'results', `${stamp}.json`), `${JSON.stringify(result, null, 2)}\n`);
 writeFileSync(path.join(here, 'results', 'latest.md'), `${machine}\n\n${table}\n`);

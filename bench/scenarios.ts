@@ -316,3 +316,43 @@ export const scenarios: Record<string, Scenario> = {
     },
   },
 };
+
+/**
+ * The audited paths of issue 24, measured by bench/audit-ab.ts on two servers of the same code,
+ * one of them started with BENCH_AUDIT=off (bench/servers/basalt.ts): there the audit
+ * subscriber writes nothing, everything else (the token, the session, the token mail's job) is
+ * the same.
+ */
+export const auditScenarios: Record<string, { title: string; seed(app: FastifyInstance): Promise<LoadRequest> }> = {
+  'audit-token-create': {
+    title: 'POST /api/v4/user/personal_access_tokens (personal token)',
+    seed: async (app) => ({
+      method: 'POST',
+      path: '/api/v4/user/personal_access_tokens',
+      headers: { 'private-token': await benchUserToken(app) },
+      body: JSON.stringify({ name: 'bench', scopes: ['read_api'] }),
+    }),
+  },
+  'audit-sign-in': {
+    title: 'POST /users/sign_in (password, page form, 303)',
+    seed: async (app) => {
+      const password = 'bench-sign-in-password';
+      await app.modules.identity.users.create({ username: 'signer', name: 'Signer', email: 'signer@example.com', password });
+      // The form's token is bound to the pre-session CSRF cookie, so one pair serves every request
+      // (each request signs in anew: the load sends no session cookie back).
+      const browser = new TestBrowser(app);
+      const page = await browser.request('GET', '/users/sign_in');
+      const form = new URLSearchParams({
+        authenticity_token: TestBrowser.csrfOf(page.body),
+        'user[login]': 'signer',
+        'user[password]': password,
+      });
+      return {
+        method: 'POST',
+        path: '/users/sign_in',
+        headers: { cookie: browser.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+        body: form.toString(),
+      };
+    },
+  },
+};

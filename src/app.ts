@@ -36,7 +36,7 @@ import { createDashboardModule } from './modules/dashboard/index.js';
 import { createGitModule, type GitModule } from './modules/git/index.js';
 import { createAdminModule } from './modules/admin/index.js';
 import { createWebhooksModule, type WebhooksModule } from './modules/webhooks/index.js';
-import { createAuditModule } from './modules/audit/index.js';
+import { createAuditModule, type AuditModule } from './modules/audit/index.js';
 import { installJsonParser } from './infra/http/json-parser.js';
 import { AT_LEAST_ONE_OF, installParamCoercion } from './infra/http/params.js';
 import { installRackForms, parseRackQuery, queryError } from './infra/http/rack-params.js';
@@ -71,6 +71,7 @@ export interface Modules {
   events: EventsModule;
   git: GitModule;
   webhooks: WebhooksModule;
+  audit: AuditModule;
 }
 
 declare module 'fastify' {
@@ -221,7 +222,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     overloaded: () => shedder.overloaded || database.poolStats().waiting > 50,
   });
   const admin = createAdminModule(platform, { identity, projects, oauth, git, version: VERSION });
-  const modules: Modules = { identity, projects, oauth, spam, notifications, events, errorTracking, alerts, git, webhooks };
+  const modules: Modules = { identity, projects, oauth, spam, notifications, events, errorTracking, alerts, git, webhooks, audit };
   app.decorate('modules', modules);
   // The module table in creation order: both registrations below go through it in this order.
   const mounted: readonly ModuleRoutes[] = [

@@ -5,16 +5,17 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { migrateToLatest, openDatabase } from '../../src/infra/db/index.js';
-import { BENCH_ROOT_TOKEN, scenarios } from '../scenarios.js';
+import { auditScenarios, BENCH_ROOT_TOKEN, scenarios } from '../scenarios.js';
 import { profileOnSignal } from './profile.js';
 import { startMailSinkProcess } from '../mail-sink.js';
 
 const name = process.argv[2] ?? '';
-const scenario = scenarios[name];
+const scenario: { seed(app: FastifyInstance): Promise<unknown>; mailSink?: boolean } | undefined = scenarios[name] ?? auditScenarios[name];
 if (!scenario) throw new Error(`unknown scenario ${name}`);
 
 // The events scenarios start on a directory seeded once by bench/events-prepare.ts.
@@ -51,6 +52,8 @@ await migrateToLatest(database.db, database.dialect);
 await database.close();
 const app = await buildApp(config);
 await app.ready();
+// bench/audit-ab.ts's "off" server: the same code with an audit subscriber that writes nothing.
+if (process.env.BENCH_AUDIT === 'off') app.modules.audit.audit.record = () => Promise.resolve();
 const request = process.env.BENCH_SEED === '0' ? JSON.parse(process.env.BENCH_REQUEST ?? '{}') : await scenario.seed(app);
 await app.listen({ port: Number(process.env.BENCH_PORT ?? 0), host: '127.0.0.1' });
 const address = app.server.address() as { port: number };

@@ -1,7 +1,15 @@
 import type { Compilable, CompiledQuery } from 'kysely';
-import { directSqliteOf, type Executor } from './database.js';
+import { directSqliteOf, type DirectSqlite, type Executor } from './database.js';
 import { effectOf, type StatementEffect } from './epoch-tables.js';
 import { replaceNul } from './nul-plugin.js';
+
+/** A statement compiled for one adapter, where its values go, and the writes it does. */
+interface Compiled<Row> {
+  compiled: CompiledQuery<Row>;
+  order: number[];
+  postgres: boolean;
+  effect: StatementEffect;
+}
 
 /**
  * A query whose SQL is built and compiled once per dialect, then run with new values:
@@ -12,10 +20,7 @@ import { replaceNul } from './nul-plugin.js';
  * connection lock and promise chain cost more than the statement itself.
  */
 export class CompiledOnce<Row, Args extends readonly unknown[]> {
-  private readonly byAdapter = new WeakMap<
-    object,
-    { compiled: CompiledQuery<Row>; order: number[]; postgres: boolean; effect: StatementEffect }
-  >();
+  private readonly byAdapter = new WeakMap<object, Compiled<Row>>();
 
   constructor(
     private readonly arity: Args['length'],
@@ -23,6 +28,28 @@ export class CompiledOnce<Row, Args extends readonly unknown[]> {
   ) {}
 
   async rows(db: Executor, ...args: Args): Promise<Row[]> {
+    const entry = this.entryFor(db);
+    const parameters = this.parametersOf(entry, args);
+    const direct = entry.postgres ? undefined : directSqliteOf(db);
+    if (direct) return this.runDirect(direct, entry, parameters);
+    const result = await db.executeQuery<Row>({ ...entry.compiled, parameters });
+    return result.rows;
+  }
+
+  /**
+   * The statement run at once where `rows` would run it on SQLite's connection directly, with no
+   * promise: true when it ran, false when the caller must use `rows` (PostgreSQL, or another
+   * request's transaction holds the connection). For small writes on hot paths (audit events).
+   */
+  runNow(db: Executor, ...args: Args): boolean {
+    const entry = this.entryFor(db);
+    const direct = entry.postgres ? undefined : directSqliteOf(db);
+    if (!direct) return false;
+    this.runDirect(direct, entry, this.parametersOf(entry, args));
+    return true;
+  }
+
+  private entryFor(db: Executor): Compiled<Row> {
     const executor = db.getExecutor();
     let entry = this.byAdapter.get(executor.adapter);
     if (!entry) {
@@ -35,25 +62,26 @@ export class CompiledOnce<Row, Args extends readonly unknown[]> {
       entry = { compiled, order, postgres, effect: effectOf(compiled.query) };
       this.byAdapter.set(executor.adapter, entry);
     }
-    const { compiled, order, postgres, effect } = entry;
-    const parameters = order.map((i, at) => {
+    return entry;
+  }
+
+  private parametersOf({ compiled, order, postgres }: Compiled<Row>, args: Args): unknown[] {
+    return order.map((i, at) => {
       const value = i < 0 ? compiled.parameters[at] : args[i];
       return postgres ? replaceNul(value) : value;
     });
-    const direct = postgres ? undefined : directSqliteOf(db);
-    if (direct) {
-      const statement = direct.prepare(compiled.sql);
-      const rows = statement.reader ? (statement.all(parameters) as Row[]) : [];
-      const changed = statement.reader ? rows.length : statement.run(parameters).changes;
-      // Kysely's driver, which bumps the cache epochs a write ends (epoch-bumps.ts), is skipped here.
-      for (const epoch of direct.bumper.due(direct.sqlite, effect, changed)) {
-        direct.prepare(direct.bumper.bumpSql).run(epoch);
-        direct.bumper.bumped(epoch);
-      }
-      return rows;
+  }
+
+  private runDirect(direct: DirectSqlite, { compiled, effect }: Compiled<Row>, parameters: unknown[]): Row[] {
+    const statement = direct.prepare(compiled.sql);
+    const rows = statement.reader ? (statement.all(parameters) as Row[]) : [];
+    const changed = statement.reader ? rows.length : statement.run(parameters).changes;
+    // Kysely's driver, which bumps the cache epochs a write ends (epoch-bumps.ts), is skipped here.
+    for (const epoch of direct.bumper.due(direct.sqlite, effect, changed)) {
+      direct.prepare(direct.bumper.bumpSql).run(epoch);
+      direct.bumper.bumped(epoch);
     }
-    const result = await db.executeQuery<Row>({ ...compiled, parameters });
-    return result.rows;
+    return rows;
   }
 
   async first(db: Executor, ...args: Args): Promise<Row | undefined> {

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import { CompiledOnce, Repository } from '../../infra/db/index.js';
+import { CompiledOnce, Repository, type Executor } from '../../infra/db/index.js';
 import type { AuditEventsTable } from '../../infra/db/tables/audit.js';
 import type { AuditEntry } from '../../infra/audit.js';
 
@@ -20,9 +20,42 @@ const COLUMNS = [
   'created_at',
 ] as const satisfies readonly (keyof AuditEventsTable)[];
 // Token creation and sign-in write one each: compiled once, run on SQLite's connection directly.
-const INSERT = new CompiledOnce(COLUMNS.length, (db, ...values: unknown[]) =>
+const INSERT = new CompiledOnce<unknown, InsertValues>(COLUMNS.length, (db, ...values: unknown[]) =>
   db.insertInto('audit_events').values(Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])) as Insertable<AuditEventsTable>),
 );
+
+type InsertValues = [
+  number,
+  string,
+  string,
+  number,
+  string | null,
+  string | null,
+  number | null,
+  string | null,
+  string,
+  string,
+  string | null,
+  number,
+];
+
+/** The INSERT's values, in COLUMNS' order; `details` as JSON (names, scopes and ids: small). */
+function valuesOf(entry: AuditEntry): InsertValues {
+  return [
+    entry.authorId,
+    entry.authorName,
+    entry.entityType,
+    entry.entityId,
+    entry.entityPath,
+    entry.targetType ?? null,
+    entry.targetId ?? null,
+    entry.targetDetails ?? null,
+    entry.eventName,
+    entry.details === undefined ? '{}' : JSON.stringify(entry.details),
+    entry.ipAddress ?? null,
+    entry.at,
+  ];
+}
 
 export interface AuditFilter {
   createdAfter?: number;
@@ -34,21 +67,16 @@ export interface AuditFilter {
 /** The `audit_events` table: written by the bus subscriber, read by the three lists, trimmed by retention. */
 export class AuditRepository extends Repository {
   async insert(entry: AuditEntry): Promise<void> {
-    await INSERT.rows(
-      this.db,
-      entry.authorId,
-      entry.authorName,
-      entry.entityType,
-      entry.entityId,
-      entry.entityPath,
-      entry.targetType ?? null,
-      entry.targetId ?? null,
-      entry.targetDetails ?? null,
-      entry.eventName,
-      JSON.stringify(entry.details ?? {}),
-      entry.ipAddress ?? null,
-      entry.at,
-    );
+    await INSERT.rows(this.db, ...valuesOf(entry));
+  }
+
+  /**
+   * The entry written at once on SQLite's connection, inside `executor`'s transaction: true, or
+   * false when the caller must `await on(executor).insert(entry)` (PostgreSQL). No repository, no
+   * promise: the write of a token creation or a sign-in (docs/performance.md "Audit").
+   */
+  static insertNow(executor: Executor, entry: AuditEntry): boolean {
+    return INSERT.runNow(executor, ...valuesOf(entry));
   }
 
   private filtered(filter: AuditFilter) {

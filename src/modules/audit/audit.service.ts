@@ -6,9 +6,10 @@ import type { Executor } from '../../infra/db/index.js';
 import type { DomainMetrics } from '../../infra/domain-metrics.js';
 import { NotFoundError } from '../../infra/errors/index.js';
 import type { Page } from '../../infra/http/index.js';
-import type { AuditEventRow, AuditFilter, AuditRepository } from './audit.repository.js';
+import { AuditRepository, type AuditEventRow, type AuditFilter } from './audit.repository.js';
 
 const DAY_MS = 86_400_000;
+const DONE = Promise.resolve();
 const RETENTION_BATCH = 1000;
 /**
  * Sudo and impersonation-token use is recorded once per credential, acting user and hour in
@@ -37,10 +38,8 @@ export class AuditService {
   ) {}
 
   /** The bus subscriber: writes `audited` events with the publisher's executor. */
-  handle = async (event: DomainEvent, executor: Executor): Promise<void> => {
-    if (event.type !== 'audited') return;
-    await this.record(event.entry, executor);
-  };
+  handle = (event: DomainEvent, executor: Executor): Promise<void> =>
+    event.type === 'audited' ? this.record(event.entry, executor) : DONE;
 
   /**
    * Sudo (`sudo_used`, by the administrator, about the user acted as) or an impersonation
@@ -72,9 +71,27 @@ export class AuditService {
     });
   }
 
-  async record(entry: AuditEntry, executor: Executor): Promise<void> {
-    await this.events.on(executor).insert(entry);
-    // Counted when written; a rolled-back transaction counts an event that is not kept (rare).
+  /**
+   * One INSERT in the executor's transaction, nothing read: on SQLite it runs at once on the
+   * connection (no promise, no repository), elsewhere through the repository.
+   */
+  record(entry: AuditEntry, executor: Executor): Promise<void> {
+    try {
+      if (AuditRepository.insertNow(executor, entry)) {
+        this.counted(entry);
+        return DONE;
+      }
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return this.events
+      .on(executor)
+      .insert(entry)
+      .then(() => this.counted(entry));
+  }
+
+  /** Counted when written; a rolled-back transaction counts an event that is not kept (rare). */
+  private counted(entry: AuditEntry): void {
     this.metrics.increment('basalt_audit_events_written_total', { entity_type: entry.entityType });
   }
 

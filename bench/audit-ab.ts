@@ -1,0 +1,168 @@
+// What auditing adds to token creation and password sign-in (issue 24: under 3 %), measured
+// as an A/B in one run: two servers of the same compiled code (dist-bench, built by
+// bench/run.ts), one with auditing on and one started with BENCH_AUDIT=off (its audit
+// subscriber writes nothing), both up for the whole measurement. They are loaded in turn,
+// round after round in the order on/off, off/on, … (so drift within a pair cancels), each
+// round the same length; the result is the median over the pairs of each pair's ratio, for
+// throughput and for CPU per request (user + system time of the server process, read from
+// /proc, which the load generator on the other core does not disturb). Then both are loaded at
+// the same time for a few rounds (as bench/run.ts measures a scenario with its baseline): the
+// machine's drift, tens of per cent within minutes on a shared virtual machine, reaches both
+// alike there, so the ratio of their CPU per request is the steadiest figure and the verdict's.
+//
+// `npx tsx bench/audit-ab.ts` after `npm run bench -- audit` has compiled dist-bench, or through
+// run.ts (`npm run bench -- audit`). BENCH_AUDIT_ROUNDS (pairs, default 7) and
+// BENCH_AUDIT_DURATION (seconds per round, default 4) change the length.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { firstLine } from './child-output.js';
+import { cpuMicros } from './cpu-time.js';
+import { auditScenarios, type LoadRequest } from './scenarios.js';
+
+const root = path.dirname(import.meta.dirname);
+const SERVER = path.join(root, 'dist-bench', 'bench', 'servers', 'basalt.js');
+const AT_ONCE_ROUNDS = Number(process.env.BENCH_AUDIT_AT_ONCE_ROUNDS ?? 5);
+const pin = os.availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+
+interface Server {
+  mode: 'on' | 'off';
+  dataDir: string;
+  child: ChildProcess;
+  port: number;
+  request: LoadRequest;
+  loads: number;
+}
+
+interface Round {
+  requests: number;
+  total: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface AuditPathResult {
+  scenario: string;
+  title: string;
+  /** Median over the rounds of each server. */
+  on: { rps: number; p99: number; cpuMicros: number };
+  off: { rps: number; p99: number; cpuMicros: number };
+  /** Median over the pairs of (off ÷ on throughput − 1) and (on ÷ off CPU per request − 1), in per cent. */
+  throughputCostPct: number;
+  cpuCostPct: number;
+  /** Median over the at-once rounds of (on ÷ off CPU per request − 1), in per cent; every round's. */
+  atOnceCpuCostPct: number;
+  atOnce: number[];
+  /** Every pair's throughput cost, for the spread. */
+  pairs: number[];
+  rounds: number;
+  seconds: number;
+  non2xx: number;
+}
+
+function run(args: string[], core: string, env: Record<string, string>, flags: string[]): ChildProcess {
+  const argv = [...flags, ...args];
+  return pin
+    ? spawn('taskset', ['-c', core, process.execPath, ...argv], {
+        cwd: root,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
+    : spawn(process.execPath, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+async function start(scenario: string, mode: 'on' | 'off'): Promise<Server> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `basalt-bench-audit-${mode}-`));
+  const child = run([SERVER, scenario], '0', { BENCH_DATA_DIR: dataDir, BENCH_AUDIT: mode }, ['--max-semi-space-size=32']);
+  const { port, request } = JSON.parse(await firstLine(child)) as { port: number; request: LoadRequest };
+  return { mode, dataDir, child, port, request, loads: 0 };
+}
+
+async function load(server: Server, duration: number, connections: number): Promise<Round & { micros: number }> {
+  const options = { url: `http://127.0.0.1:${server.port}`, connections, duration, request: server.request, round: server.loads++ };
+  const before = cpuMicros(server.child.pid as number);
+  const child = run([path.join(root, 'bench', 'load.ts'), JSON.stringify(options)], '1', {}, ['--import', 'tsx']);
+  const result = JSON.parse(await firstLine(child, (duration + 60) * 1000)) as Round;
+  const micros = (cpuMicros(server.child.pid as number) - before) / Math.max(1, result.total);
+  return { ...result, micros };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const pct = (value: number) => Math.round(value * 1000) / 10;
+
+async function stop(server: Server): Promise<void> {
+  if (server.child.exitCode === null) {
+    const exited = new Promise((resolve) => server.child.once('exit', resolve));
+    server.child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  }
+  rmSync(server.dataDir, { recursive: true, force: true });
+}
+
+export async function benchAuditPath(
+  scenario: string,
+  rounds = Number(process.env.BENCH_AUDIT_ROUNDS ?? 7),
+  seconds = Number(process.env.BENCH_AUDIT_DURATION ?? 4),
+  connections = Number(process.env.BENCH_CONNECTIONS ?? 50),
+): Promise<AuditPathResult> {
+  const definition = auditScenarios[scenario];
+  if (!definition) throw new Error(`unknown audit scenario ${scenario}`);
+  const servers = [await start(scenario, 'on'), await start(scenario, 'off')] as const;
+  try {
+    // Warm-up: JIT, caches, the connections' first requests.
+    for (const server of servers) await load(server, 2, connections);
+    const on: (Round & { micros: number })[] = [];
+    const off: (Round & { micros: number })[] = [];
+    for (let i = 0; i < rounds; i += 1) {
+      const order = i % 2 === 0 ? servers : ([servers[1], servers[0]] as const);
+      for (const server of order) (server.mode === 'on' ? on : off).push(await load(server, seconds, connections));
+    }
+    // Both at once, each from its own load process on the other core.
+    const atOnce: number[] = [];
+    for (let i = 0; i < AT_ONCE_ROUNDS; i += 1) {
+      const [a, b] = await Promise.all(servers.map((server) => load(server, seconds, connections)));
+      atOnce.push((a as { micros: number }).micros / (b as { micros: number }).micros - 1);
+    }
+    const pairs = on.map((a, i) => (off[i] as Round).requests / a.requests - 1);
+    const cpu = on.map((a, i) => a.micros / (off[i] as { micros: number }).micros - 1);
+    const summary = (list: (Round & { micros: number })[]) => ({
+      rps: Math.round(median(list.map((r) => r.requests))),
+      p99: median(list.map((r) => r.p99)),
+      cpuMicros: Math.round(median(list.map((r) => r.micros))),
+    });
+    return {
+      scenario,
+      title: definition.title,
+      on: summary(on),
+      off: summary(off),
+      throughputCostPct: pct(median(pairs)),
+      cpuCostPct: pct(median(cpu)),
+      atOnceCpuCostPct: pct(median(atOnce)),
+      atOnce: atOnce.map(pct),
+      pairs: pairs.map(pct),
+      rounds,
+      seconds,
+      non2xx: [...on, ...off].reduce((n, r) => n + r.non2xx + r.errors, 0),
+    };
+  } finally {
+    for (const server of servers) await stop(server);
+  }
+}
+
+export async function benchAudit(): Promise<AuditPathResult[]> {
+  const results: AuditPathResult[] = [];
+  for (const scenario of Object.keys(auditScenarios)) {
+    process.stderr.write(`bench: ${scenario} (auditing on and off, alternating)\n`);
+    results.push(await benchAuditPath(scenario));
+  }
+  return results;
+}
+
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
+  const only = process.argv.slice(2);
+  const names = only.length > 0 ? only : Object.keys(auditScenarios);
+  for (const name of names) process.stdout.write(`${JSON.stringify(await benchAuditPath(name))}\n`);
+}
