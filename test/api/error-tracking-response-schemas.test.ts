@@ -74,6 +74,13 @@ describe('error tracking answers keep event data whole through their response sc
   it('settings answer the external-tracker fields as null', async () => {
     const p = await trackedProject(t, owner);
     const settings = (await t.api('GET', `/projects/${p.projectId}/error_tracking/settings`, { token: owner.token })).json();
-    assert.deepEqual(settings, { active: true, project_name: null, tracker_external_url: null, api_url: null, integrated: true });
+    assert.deepEqual(settings, {
+      active: true,
+      project_name: null,
+      tracker_external_url: null,
+      api_url: null,
+      integrated: true,
+      email_notifications: true,
+    });
   });
 });

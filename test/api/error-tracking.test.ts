@@ -41,7 +41,14 @@ describe('error tracking settings and client keys', () => {
       body: { active: true, integrated: true },
     });
     assert.equal(put.statusCode, 200);
-    assert.deepEqual(put.json(), { active: true, project_name: null, tracker_external_url: null, api_url: null, integrated: true });
+    assert.deepEqual(put.json(), {
+      active: true,
+      project_name: null,
+      tracker_external_url: null,
+      api_url: null,
+      integrated: true,
+      email_notifications: true,
+    });
     const keys = await t.api('GET', `/projects/${project.id}/error_tracking/client_keys`, { token: owner.token });
     assert.equal(keys.json().length, 1, 'enabling integrated tracking creates a key');
 
@@ -50,7 +57,14 @@ describe('error tracking settings and client keys', () => {
     assert.equal(patch.json().active, false);
     assert.equal(patch.json().integrated, true);
     const get = await t.api('GET', `/projects/${encodeURIComponent(project.full_path)}/error_tracking/settings`, { token: owner.token });
-    assert.deepEqual(get.json(), { active: false, project_name: null, tracker_external_url: null, api_url: null, integrated: true });
+    assert.deepEqual(get.json(), {
+      active: false,
+      project_name: null,
+      tracker_external_url: null,
+      api_url: null,
+      integrated: true,
+      email_notifications: true,
+    });
   });
 
   it('accepts active and integrated as query parameters with an empty JSON body (gitbeaker)', async () => {
@@ -96,7 +110,14 @@ describe('error tracking settings and client keys', () => {
       body: { active: false, integrated: false },
     });
     assert.equal(off.statusCode, 200);
-    assert.deepEqual(off.json(), { active: false, project_name: null, tracker_external_url: null, api_url: null, integrated: false });
+    assert.deepEqual(off.json(), {
+      active: false,
+      project_name: null,
+      tracker_external_url: null,
+      api_url: null,
+      integrated: false,
+      email_notifications: true,
+    });
   });
 
   it('needs Maintainer or Owner: Developer 403, stranger 404, anonymous 401, read_api token cannot write', async () => {
