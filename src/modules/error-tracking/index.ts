@@ -76,9 +76,10 @@ export function createErrorTrackingModule(platform: Platform, deps: ErrorTrackin
     clock,
     new EventQuota(db, clock, config.errorTrackingMaxEvents),
     // A new or regressed error (never a repeat event) reads the project's mail setting and, when
-    // it is on, tells the notifications module in the same transaction (issue 23).
+    // it is on, tells the notifications module in the same transaction (issue 23). Without mail
+    // configured it costs nothing.
     async (trx, error) => {
-      if (!(await new SettingsRepository(trx).emailNotifications(error.projectId))) return;
+      if (!platform.mail.enabled || !(await new SettingsRepository(trx).emailNotifications(error.projectId))) return;
       await platform.bus.publish({ type: 'error_reported', ...error }, trx);
     },
   );
