@@ -110,7 +110,7 @@ export function alertsPages(web: ApiApp, deps: AlertsDeps): void {
     body: preact.VNode,
   ): Promise<preact.VNode> => {
     const { project, level } = resolved(request);
-    const trail = await deps.trail(project, request.page.actor);
+    const trail = await deps.trail(project, request.page.actor, request);
     return (
       <Layout
         title={`${title} · ${project.name}`}

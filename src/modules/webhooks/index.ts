@@ -64,7 +64,7 @@ export function createWebhooksModule(platform: Platform, deps: WebhooksModuleDep
       const { group } = await lookup.group(request, ref, AccessLevel.OWNER);
       return { owner: { kind: 'group', id: group.id }, project: (actor) => samples.groupProject(group, actor) };
     },
-    trail: async (project, viewer) => namespaceCrumbs(deps.projects, await deps.projects.projects.namespaceOf(project), viewer),
+    trail: (project, viewer, scope) => deps.projects.trails.of(project, viewer, scope),
     groupTrail: (group, viewer) => namespaceCrumbs(deps.projects, group, viewer),
   };
 
