@@ -277,7 +277,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       // A page view's project, by viewer, kept until the next commit (pageResources); refusals
       // and redirects are thrown, so never kept, and a form's POST always looks again.
       if (request.method !== 'GET') return resolve();
-      return pageResources.through(`${request.actor?.user.id ?? 0}\n${minLevel}\n${ref}`, resolve, () => 1024);
+      return pageResources.through(`${request.actor?.user.id ?? 0}\n${minLevel}\n${ref}`, resolve, () => 1024, request);
     },
     group: async (request, ref, minLevel) => {
       const { group, level } = await projects.lookup.group(request, ref, minLevel);
