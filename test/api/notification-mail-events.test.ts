@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { TestBrowser } from '../helpers/auth-browser.js';
+import { queuedMails } from '../helpers/mail.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { enableTracking, exceptionEvent, hex32, post, sentryAuth, storePath } from '../helpers/sentry.js';
 import { startTestSmtp, type ReceivedMail, type TestSmtp } from '../helpers/smtp.js';
@@ -123,6 +124,12 @@ describe('moved project, new sign-in address and error mails over SMTP', () => {
       assert.deepEqual(await deliver(), [], 'a failed sign-in');
 
       await signIn(developer, '10.1.0.2');
+      // Written to the outbox by the sign-in's own transaction: there before any job runs.
+      const queued = (await queuedMails(t.app)).filter((m) => m.subject.endsWith('sign-in from new location') && m.state === 'pending');
+      assert.deepEqual(
+        queued.map((m) => m.to),
+        [developer.user.email],
+      );
       const mails = await deliver();
       assert.deepEqual(recipients(mails), emails(developer));
       const mail = mails[0] as ReceivedMail;

@@ -17,7 +17,6 @@ export const EVENT_MAIL_JOB = 'notifications.event_mail';
 /** What the job needs to know about the change (the bus event, minus what it can read back). */
 type EventMail =
   | { event: 'moved_project'; projectId: number; fromPath: string; toPath: string; at: number }
-  | { event: 'new_sign_in'; userId: number; ip: string; userAgent: string | null; at: number }
   | {
       event: 'error_reported';
       projectId: number;
@@ -44,10 +43,6 @@ function eventMailOf(event: DomainEvent): EventMail | null {
     const { projectId, fromPath, toPath, at } = event;
     return { event: 'moved_project', projectId, fromPath, toPath, at };
   }
-  if (event.type === 'signed_in_from_new_address') {
-    const { userId, ip, userAgent, at } = event;
-    return { event: 'new_sign_in', userId, ip, userAgent, at };
-  }
   if (event.type === 'error_reported') {
     const { type: _type, ...rest } = event;
     return { event: 'error_reported', ...rest };
@@ -56,11 +51,13 @@ function eventMailOf(event: DomainEvent): EventMail | null {
 }
 
 /**
- * Like the issue mails (notifications.jobs.ts): the bus subscriber only queues a job in the
- * publisher's transaction (a rename, a sign-in, an error ingestion: none of them waits for
- * recipients to be worked out, and none mails for a change that rolled back); the job resolves
- * the recipients and writes one outbox item per recipient in one transaction, each Message-ID
- * derived from the change and the recipient so a retried job queues nothing twice.
+ * A new sign-in address mails one known person: the mail is written to the outbox by the bus
+ * subscriber, in the sign-in's transaction (two reads, only for a new address). The project mails
+ * work like the issue mails (notifications.jobs.ts): the subscriber only queues a job in the
+ * publisher's transaction (a rename, an error ingestion: neither waits for recipients to be worked
+ * out, and neither mails for a change that rolled back); the job resolves the recipients and
+ * writes one outbox item per recipient in one transaction, each Message-ID derived from the
+ * change and the recipient so a retried job queues nothing twice.
  *
  * - moved_project: the project's members whose level asks for it (the established product's
  *   `project_was_moved`: `participating`, `watch`, `custom` with the event), the mover included.
@@ -72,15 +69,15 @@ export function eventMailJobs(deps: EventMailDeps) {
 
   async function onEvent(event: DomainEvent, executor: Executor): Promise<void> {
     if (!mailer.enabled) return;
+    if (event.type === 'signed_in_from_new_address') return queueSignIn(event, executor);
     const mail = eventMailOf(event);
     if (mail) await jobs.enqueue(executor, EVENT_MAIL_JOB, mail);
   }
 
-  async function runSignIn(mail: Extract<EventMail, { event: 'new_sign_in' }>): Promise<void> {
-    const user = await identity.users.findById(mail.userId);
+  async function queueSignIn(mail: Extract<DomainEvent, { type: 'signed_in_from_new_address' }>, executor: Executor): Promise<void> {
+    const user = await identity.users.findById(mail.userId, executor);
     if (!user || user.state !== 'active' || user.bot === 1) return;
-    const to = (await service.notificationEmails([user.id])).get(user.id);
-    if (!to) return;
+    const to = await service.notificationEmailOf(user, executor);
     const facts: AccountMailFacts = {
       kind: 'new_sign_in',
       username: user.username,
@@ -92,13 +89,13 @@ export function eventMailJobs(deps: EventMailDeps) {
       url: `${deps.externalUrl}/-/user_settings/password/edit`,
     };
     await mailer.queueAccountMail(
-      deps.db,
+      executor,
       { to, subject: accountSubject(facts), template: accountTemplate(facts) },
       { messageId: `sign-in-${user.id}-${mail.at}@${mailer.host}` },
     );
   }
 
-  async function runProject(mail: Extract<EventMail, { event: 'moved_project' | 'error_reported' }>): Promise<void> {
+  async function runProject(mail: EventMail): Promise<void> {
     const project = await projects.projects.findById(mail.projectId);
     if (!project || project.pending_delete) return;
     const recipients: Array<{ userId: number; reason: MailReason }> =
@@ -140,10 +137,6 @@ export function eventMailJobs(deps: EventMailDeps) {
     });
   }
 
-  jobs.register(EVENT_MAIL_JOB, async (payload) => {
-    const mail = payload as EventMail;
-    if (mail.event === 'new_sign_in') await runSignIn(mail);
-    else await runProject(mail);
-  });
+  jobs.register(EVENT_MAIL_JOB, async (payload) => runProject(payload as EventMail));
   return { onEvent };
 }

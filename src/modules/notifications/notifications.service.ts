@@ -1,6 +1,6 @@
 import type { Tier } from '../../config/index.js';
 import type { Clock } from '../../infra/clock.js';
-import { isUniqueViolation } from '../../infra/db/index.js';
+import { isUniqueViolation, type Executor } from '../../infra/db/index.js';
 import { BadRequestError, ValidationError } from '../../infra/errors/index.js';
 import type { UserRow, UsersService } from '../identity/index.js';
 import type { GroupsService, MembersService, ProjectsService } from '../projects/index.js';
@@ -205,6 +205,12 @@ export class NotificationsService {
       if (user) out.set(id, chosen.get(id) ?? user.email);
     }
     return out;
+  }
+
+  /** One user's notification address, read with the caller's executor (a bus subscriber inside the publisher's transaction). */
+  async notificationEmailOf(user: UserRow, executor: Executor): Promise<string> {
+    const [row] = await this.settings.on(executor).globalEmails([user.id]);
+    return row?.notification_email ?? user.email;
   }
 
   /** The primary email once confirmed, plus confirmed secondary emails (reference §1.3). */
