@@ -74,9 +74,14 @@ function run(args: string[], core: string, env: Record<string, string>, flags: s
     : spawn(process.execPath, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
+/** BENCH_AUDIT_ON=unindexed starts the "on" server without the audit table's indexes (what they cost). */
+const ON_MODE = process.env.BENCH_AUDIT_ON ?? 'on';
+
 async function start(scenario: string, mode: 'on' | 'off'): Promise<Server> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `basalt-bench-audit-${mode}-`));
-  const child = run([SERVER, scenario], '0', { BENCH_DATA_DIR: dataDir, BENCH_AUDIT: mode }, ['--max-semi-space-size=32']);
+  const child = run([SERVER, scenario], '0', { BENCH_DATA_DIR: dataDir, BENCH_AUDIT: mode === 'on' ? ON_MODE : mode }, [
+    '--max-semi-space-size=32',
+  ]);
   const { port, request } = JSON.parse(await firstLine(child)) as { port: number; request: LoadRequest };
   return { mode, dataDir, child, port, request, loads: 0 };
 }
@@ -90,7 +95,11 @@ async function load(server: Server, duration: number, connections: number): Prom
   return { ...result, micros };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+/** The median of the finite values (a round that finished no request has no ratio). */
+const median = (values: number[]) => {
+  const finite = values.filter(Number.isFinite).sort((a, b) => a - b);
+  return finite[Math.floor(finite.length / 2)] ?? 0;
+};
 const pct = (value: number) => Math.round(value * 1000) / 10;
 
 async function stop(server: Server): Promise<void> {
@@ -152,11 +161,23 @@ export async function benchAuditPath(
   }
 }
 
+/**
+ * Rounds, seconds and connections of a scenario: a password sign-in is scrypt (tens of ms of a
+ * pool thread), so it gets fewer connections and longer rounds to finish enough requests a round.
+ */
+function lengthsOf(scenario: string): [number, number, number] {
+  const rounds = Number(process.env.BENCH_AUDIT_ROUNDS ?? 7);
+  const seconds = Number(process.env.BENCH_AUDIT_DURATION ?? 4);
+  return scenario === 'audit-sign-in'
+    ? [Math.min(rounds, 5), seconds * 2, 8]
+    : [rounds, seconds, Number(process.env.BENCH_CONNECTIONS ?? 50)];
+}
+
 export async function benchAudit(): Promise<AuditPathResult[]> {
   const results: AuditPathResult[] = [];
   for (const scenario of Object.keys(auditScenarios)) {
     process.stderr.write(`bench: ${scenario} (auditing on and off, alternating)\n`);
-    results.push(await benchAuditPath(scenario));
+    results.push(await benchAuditPath(scenario, ...lengthsOf(scenario)));
   }
   return results;
 }
@@ -164,5 +185,5 @@ export async function benchAudit(): Promise<AuditPathResult[]> {
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
   const only = process.argv.slice(2);
   const names = only.length > 0 ? only : Object.keys(auditScenarios);
-  for (const name of names) process.stdout.write(`${JSON.stringify(await benchAuditPath(name))}\n`);
+  for (const name of names) process.stdout.write(`${JSON.stringify(await benchAuditPath(name, ...lengthsOf(name)))}\n`);
 }

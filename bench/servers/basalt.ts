@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
@@ -54,6 +55,11 @@ const app = await buildApp(config);
 await app.ready();
 // bench/audit-ab.ts's "off" server: the same code with an audit subscriber that writes nothing.
 if (process.env.BENCH_AUDIT === 'off') app.modules.audit.audit.record = () => Promise.resolve();
+// What the audit table's two indexes cost (docs/performance.md "Audit"): the same rows, no index.
+if (process.env.BENCH_AUDIT === 'unindexed') {
+  await sql`drop index audit_events_created`.execute(app.platform.db);
+  await sql`drop index audit_events_entity`.execute(app.platform.db);
+}
 const request = process.env.BENCH_SEED === '0' ? JSON.parse(process.env.BENCH_REQUEST ?? '{}') : await scenario.seed(app);
 await app.listen({ port: Number(process.env.BENCH_PORT ?? 0), host: '127.0.0.1' });
 const address = app.server.address() as { port: number };
