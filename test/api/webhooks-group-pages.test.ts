@@ -60,7 +60,8 @@ describe('group hooks pages (Premium and Ultimate, Owner)', () => {
     const list = `/groups/${groupPath}/-/hooks`;
     const empty = await browser.request('GET', list);
     assert.equal(empty.statusCode, 200);
-    assert.match(empty.body, /<h1>Group hooks<\/h1>/);
+    assert.match(empty.body, /<h1>Webhooks<\/h1>/);
+    assert.match(empty.body, /<h2>Group hooks \(0\)<\/h2>/);
     assert.match(empty.body, /No webhooks enabled/);
     const csrf = TestBrowser.csrfOf(empty.body);
 

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app.js';
-import { chromiumSkip, launchChromium, listeningApp, shootAtWidths } from '../helpers/chromium.js';
-import { createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { chromiumSkip, launchChromium, listeningApp, shootAtWidths, signInThroughPage } from '../helpers/chromium.js';
+import { createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { runGit } from '../helpers/git.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -62,6 +62,57 @@ describe('Settings > Webhooks in Chromium', { skip: chromiumSkip }, () => {
     assert.match((await page.textContent('#request-headers')) ?? '', /Push Hook/);
     await shoot(page, 'hook-log', wide);
     assert.deepEqual(wide, []);
+  });
+
+  it("a group's Owner opens the group's hooks from its page, adds one, tests it, sees the delivery, and is told when tests are too many", async () => {
+    // The limit counts in fixed minutes of the real clock: the six tests below must fall in one.
+    const second = new Date().getUTCSeconds();
+    if (second > 40) await new Promise((r) => setTimeout(r, (61 - second) * 1000));
+    const group = await createGroup(t.app, owner, { path: 'hooked-group' });
+    await createProject(t.app, owner, { path: 'service', namespaceId: group.id });
+    const page = await (await browser.newContext()).newPage();
+    page.setDefaultTimeout(15_000);
+    const wide: string[] = [];
+    await signInThroughPage(page, owner.user.username, `${base}/groups/${group.full_path}`);
+    await Promise.all([
+      page.waitForNavigation(),
+      page.getByRole('navigation', { name: 'Group settings' }).getByRole('link', { name: 'Webhooks' }).click(),
+    ]);
+    assert.equal(new URL(page.url()).pathname, `/groups/${group.full_path}/-/hooks`);
+    assert.equal(await page.getByRole('heading', { level: 2 }).first().textContent(), 'Group hooks (0)');
+
+    await page.getByLabel('URL', { exact: true }).fill(`${receiver.url}/group-browser`);
+    await page.getByLabel('Name (optional)').fill('Group relay');
+    await page.getByLabel('Issues events', { exact: true }).check();
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Add webhook' }).click()]);
+    assert.match((await page.textContent('.flash')) ?? '', /Webhook was created/);
+    receiver.take();
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Test push events' }).click()]);
+    assert.match((await page.textContent('.flash')) ?? '', /Hook executed successfully: HTTP 200/);
+    const [push] = receiver.take('Push Hook');
+    assert.ok(push, 'the test reached the receiver');
+    assert.equal((push.body.project as { path_with_namespace: string }).path_with_namespace, `${group.full_path}/service`);
+    await shoot(page, 'group-hooks-list', wide);
+
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Edit' }).click()]);
+    await page.getByRole('link', { name: 'View details' }).first().waitFor();
+    await shoot(page, 'group-hook-edit', wide);
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'View details' }).first().click()]);
+    assert.match((await page.textContent('#request-headers')) ?? '', /Push Hook/);
+
+    // Four more tests pass (five a minute per user and hook); the sixth is refused and says so.
+    await page.goto(`${base}/groups/${group.full_path}/-/hooks`);
+    for (let i = 0; i < 4; i += 1)
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Test issues events' }).click()]);
+    const [refused] = await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Test issues events' }).click()]);
+    assert.equal(refused?.status(), 429);
+    assert.match(
+      (await page.getByRole('alert').textContent()) ?? '',
+      /Too many tests: a hook can be tested 5 times a minute\. Try again in \d+ seconds?\./,
+    );
+    await shoot(page, 'group-hooks-too-many-tests', wide);
+    assert.deepEqual(wide, []);
+    receiver.take();
   });
 
   it('a push with the git client sends a Push Hook naming the commit and the file it added', async () => {

@@ -177,8 +177,8 @@ function ownerPages(web: ApiApp, deps: WebhooksDeps, o: OwnerPages): void {
     const now = platform.clock.now();
     const rows = await hooks.list(owner);
     return frame(
-      word === 'group' ? 'Group hooks' : 'Webhooks',
-      [{ label: word === 'group' ? 'Group hooks' : 'Webhooks' }],
+      'Webhooks',
+      [{ label: 'Webhooks' }],
       <HooksList
         base={base}
         word={word}
@@ -195,12 +195,12 @@ function ownerPages(web: ApiApp, deps: WebhooksDeps, o: OwnerPages): void {
     hookId: number,
     state: { values: Record<string, unknown>; errors: FieldErrors } | null = null,
   ) => {
-    const { owner, base, word, frame } = o.resolve(request);
+    const { owner, base, frame } = o.resolve(request);
     const row = await hooks.get(owner, hookId);
     const logs = await hooks.logs(row);
     return frame(
       'Edit webhook',
-      [{ label: word === 'group' ? 'Group hooks' : 'Webhooks', href: HOOK_PAGES.list(base) }, { label: 'Edit' }],
+      [{ label: 'Webhooks', href: HOOK_PAGES.list(base) }, { label: 'Edit' }],
       <HookEdit
         base={base}
         row={row}
@@ -307,7 +307,7 @@ function ownerPages(web: ApiApp, deps: WebhooksDeps, o: OwnerPages): void {
   );
 
   web.get(`${prefix}/:hook_id/hook_logs/:log_id`, { schema: { params: LogParams }, config: { page } }, async (request, reply) => {
-    const { owner, base, word, frame } = o.resolve(request);
+    const { owner, base, frame } = o.resolve(request);
     const row = await hooks.get(owner, hookIdOf(request));
     const logId = (request.params as { log_id: number }).log_id;
     const log = (await hooks.logs(row, 100)).find((l) => l.id === logId);
@@ -317,7 +317,7 @@ function ownerPages(web: ApiApp, deps: WebhooksDeps, o: OwnerPages): void {
       await frame(
         'Webhook request',
         [
-          { label: word === 'group' ? 'Group hooks' : 'Webhooks', href: HOOK_PAGES.list(base) },
+          { label: 'Webhooks', href: HOOK_PAGES.list(base) },
           { label: 'Edit', href: HOOK_PAGES.edit(base, row.id) },
           { label: 'Request details' },
         ],

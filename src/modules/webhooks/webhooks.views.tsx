@@ -129,7 +129,7 @@ export function HooksList(props: {
   const { base, csrf, word } = props;
   return (
     <section>
-      <h1>{word === 'group' ? 'Group hooks' : 'Webhooks'}</h1>
+      <h1>Webhooks</h1>
       <p class="muted">
         {word === 'group'
           ? 'Group hooks send a POST request with the event to a URL when something happens in any project of this group or its subgroups: a push, an issue, a comment.'
