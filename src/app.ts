@@ -190,6 +190,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const shedder = new LoadShedder(config.loadShedDelayMs);
   const authenticate = createAuthHook({ config, clock, resolvers: platform.resolvers, limiter });
   app.addHook('onRequest', (request, reply) => {
+    // The outbox's loop gives way while requests keep coming (infra/outbox).
+    outbox.noteRequest();
     if (shedder.overloaded)
       return Promise.reject(new ServiceUnavailableError(5, '503 Service Unavailable - server overloaded, retry later'));
     const refused = queryError(request.query);

@@ -149,6 +149,87 @@ describe('outbox', () => {
     assert.equal(most, 4);
   });
 
+  it('claims the earliest due items of every state first, however many are queued; new message ids sort by time', async () => {
+    const outbox = make({ concurrency: 3 });
+    const order: number[] = [];
+    outbox.register('t6', { send: async (item) => (order.push((item.payload as { i: number }).i), { ok: true }) });
+    const now = clock.now();
+    await database.handle.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < 300; i += 1) await outbox.enqueue(trx, 't6', { i: 1000 + i }, { runAt: now - 1_000 + i });
+    });
+    // A failed item due before any pending one, and an item whose holder's lease ran out.
+    await outbox.enqueue(database.handle.db, 't6', { i: 1 }, { messageId: 'failed@basalt.test', runAt: now - 5_000 });
+    await outbox.enqueue(database.handle.db, 't6', { i: 2 }, { messageId: 'stale@basalt.test', runAt: now - 4_000 });
+    await database.handle.db
+      .updateTable('outbox')
+      .set({ state: 'failed', attempts: 1 })
+      .where('message_id', '=', 'failed@basalt.test')
+      .execute();
+    await database.handle.db
+      .updateTable('outbox')
+      .set({ state: 'sending', lease_owner: 'gone', lease_until: now - 1 })
+      .where('message_id', '=', 'stale@basalt.test')
+      .execute();
+    assert.equal(await outbox.drain(3), 3);
+    assert.deepEqual(
+      order.sort((a, b) => a - b),
+      [1, 2, 1000],
+    );
+    assert.equal(await outbox.drain(), 299);
+    const ids = Array.from({ length: 50 }, () => outbox.newMessageId());
+    assert.deepEqual([...ids].sort(), ids, 'in the order they were made');
+    assert.equal(new Set(ids).size, 50);
+    assert.match(ids[0]!, /^[0-9a-z.]+@basalt\.test$/);
+  });
+
+  it('the loop sends one batch per poll while requests keep the event loop busy, and the rest once they stop', async () => {
+    const outbox = make({ concurrency: 5, pollMs: 300 });
+    let sent = 0;
+    outbox.register('t7', { send: async () => ((sent += 1), { ok: true }) });
+    await database.handle.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < 200; i += 1) await outbox.enqueue(trx, 't7', { i });
+    });
+    // "Requests": the loop busy nine tenths of the time for a second and a half.
+    let spinning = true;
+    const spin = () => {
+      const until = performance.now() + 9;
+      while (performance.now() < until);
+      if (spinning) setTimeout(spin, 1);
+    };
+    spin();
+    await new Promise((r) => setTimeout(r, 50));
+    outbox.start();
+    await new Promise((r) => setTimeout(r, 1_500));
+    spinning = false;
+    const whileBusy = sent;
+    assert.ok(whileBusy >= 5 && whileBusy <= 30, `${whileBusy} sent while busy (a batch of 5 per 300 ms poll)`);
+    for (let i = 0; i < 200 && sent < 200; i += 1) await new Promise((r) => setTimeout(r, 25));
+    await outbox.stop();
+    assert.equal(sent, 200, 'the rest went out once the loop was free');
+  });
+
+  it('requests arriving fast hold the loop to one batch per poll even where the event loop looks idle (a shared core)', async () => {
+    const outbox = make({ concurrency: 5, pollMs: 300 });
+    let sent = 0;
+    outbox.register('t8', { send: async () => ((sent += 1), { ok: true }) });
+    await database.handle.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < 200; i += 1) await outbox.enqueue(trx, 't8', { i });
+    });
+    // A thousand requests a second or so, each costing nothing here.
+    const requests = setInterval(() => {
+      for (let i = 0; i < 5; i += 1) outbox.noteRequest();
+    }, 5);
+    await new Promise((r) => setTimeout(r, 50));
+    outbox.start();
+    await new Promise((r) => setTimeout(r, 1_500));
+    clearInterval(requests);
+    const whileBusy = sent;
+    assert.ok(whileBusy >= 5 && whileBusy <= 35, `${whileBusy} sent while requests came (a batch of 5 per 300 ms poll)`);
+    for (let i = 0; i < 200 && sent < 200; i += 1) await new Promise((r) => setTimeout(r, 25));
+    await outbox.stop();
+    assert.equal(sent, 200);
+  });
+
   it('mail over smtps (TLS from the first byte) with credentials; refused credentials are retried, not dropped', async () => {
     const smtp = await startTestSmtp({ secure: true, auth: { user: 'u@basalt.test', pass: 'pw:1/2' } });
     try {

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { sql, type Updateable } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
-import type { Database, Dialect, Executor } from '../db/index.js';
+import { CompiledOnce, type Database, type Dialect, type Executor } from '../db/index.js';
 import type { OutboxTable } from '../db/tables/outbox.js';
 
 export type SendResult = { ok: true } | { ok: false; error: string; permanent?: boolean; retryAfterMs?: number };
@@ -67,6 +67,37 @@ export function defaultBackoffMs(attempt: number): number {
   return Math.round(base * (1 + Math.random() * 0.1));
 }
 
+// Alert ingestion with mail writes one per request: built and compiled once (docs/perf-lab.md).
+const INSERT_ITEM = new CompiledOnce(5, (db, kind: string, messageId: string, payload: string, runAt: number, now: number) =>
+  db
+    .insertInto('outbox')
+    .values({
+      kind,
+      message_id: messageId,
+      payload,
+      next_attempt_at: runAt,
+      last_error: null,
+      lease_owner: null,
+      lease_until: null,
+      created_at: now,
+      updated_at: now,
+      settled_at: null,
+    })
+    .onConflict((oc) => oc.column('message_id').doNothing()),
+);
+
+/** Above this use of the event loop, or this rate of requests, each poll sends one batch only. */
+const BUSY_UTILIZATION = 0.5;
+const BUSY_REQUESTS_PER_SECOND = 100;
+/** The batch a busy process sends each poll (mail at 16 a second while a storm lasts). */
+const BUSY_BATCH = 16;
+/** Items a drain sends while the process is not busy, before it looks again. */
+const IDLE_CHUNK = 500;
+/** Requests begun during such a drain that make it stop claiming. */
+const IDLE_YIELD_REQUESTS = 20;
+/** The gap between two such drains, long enough to see whether requests keep the loop busy. */
+const IDLE_GAP_MS = 20;
+
 const errorText = (error: unknown) => String((error as Error)?.message ?? error).slice(0, 2000);
 
 /**
@@ -93,7 +124,12 @@ export class Outbox {
   private lastPrune = 0;
   /** Items sent whose state is written with the next batch. */
   private readonly sentIds: number[] = [];
-  private lastUtilization = performance.eventLoopUtilization();
+  /** The event loop's use and the requests counted when the last drain ended: the gap since then holds none of the outbox's own work. */
+  private gapStart = { utilization: performance.eventLoopUtilization(), requests: 0, at: performance.now() };
+  /** Requests this process has begun (`noteRequest`), the measure of load that CPU contention cannot hide. */
+  private requests = 0;
+  /** A sequence for message ids within one millisecond of this process. */
+  private idSequence = 0;
 
   constructor(
     private readonly db: Database,
@@ -113,30 +149,20 @@ export class Outbox {
     this.kinds.set(kind, handler);
   }
 
-  /** A fresh message id in the form a Message-ID header takes (without the angle brackets). */
+  /**
+   * A fresh message id in the form a Message-ID header takes (without the angle brackets): the
+   * time first, so the unique index takes each new id at its end (a random id would touch a
+   * random page of it with every insert), then a sequence and random bits of this process.
+   */
   newMessageId(): string {
-    return `${randomUUID()}@${this.host}`;
+    this.idSequence = (this.idSequence + 1) % 0x100000;
+    return `${Date.now().toString(36).padStart(9, '0')}.${this.idSequence.toString(36).padStart(4, '0')}.${this.workerId.slice(0, 8)}${randomUUID().slice(24)}@${this.host}`;
   }
 
   /** Queues one item inside the caller's transaction; an item with a messageId already queued is ignored. */
   async enqueue(executor: Executor, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
     const now = this.clock.now();
-    await executor
-      .insertInto('outbox')
-      .values({
-        kind,
-        message_id: options.messageId ?? this.newMessageId(),
-        payload: JSON.stringify(payload),
-        next_attempt_at: options.runAt ?? now,
-        last_error: null,
-        lease_owner: null,
-        lease_until: null,
-        created_at: now,
-        updated_at: now,
-        settled_at: null,
-      })
-      .onConflict((oc) => oc.column('message_id').doNothing())
-      .execute();
+    await INSERT_ITEM.rows(executor, kind, options.messageId ?? this.newMessageId(), JSON.stringify(payload), options.runAt ?? now, now);
     this.poke();
   }
 
@@ -172,11 +198,12 @@ export class Outbox {
 
   /**
    * Sends due items until none is left (or `limit` were handled); tests call it instead of
-   * waiting for the loop. Returns how many items were handled.
+   * waiting for the loop. Returns how many items were handled. With `yieldTo`, it stops claiming
+   * once that many requests have begun since it started (requests come first).
    */
-  async drain(limit = 10_000, options: { yieldWhenBusy?: boolean } = {}): Promise<number> {
+  async drain(limit = 10_000, options: { yieldTo?: number } = {}): Promise<number> {
+    const requestsAtStart = this.requests;
     let done = 0;
-    let batches = 0;
     const inFlight = new Set<Promise<void>>();
     let exhausted = false;
     // Items in flight keep their lease while a slow server takes its time; only a process that
@@ -191,14 +218,8 @@ export class Outbox {
     try {
       while (done < limit) {
         // Claims go in batches: when half the slots are free, not one statement per item.
-        if (!exhausted && inFlight.size <= this.concurrency / 2) {
-          // Requests come first: while this process's event loop is nearly saturated, the loop
-          // sends one batch per poll and leaves the rest for when it is not (a storm's mail waits
-          // seconds, the ingestion that causes it keeps its rate).
-          if (options.yieldWhenBusy && batches > 0 && this.busy()) exhausted = true;
-        }
-        if (!exhausted && inFlight.size <= this.concurrency / 2) {
-          batches += 1;
+        if (options.yieldTo !== undefined && this.requests - requestsAtStart >= options.yieldTo) exhausted = true;
+        if (!exhausted && inFlight.size <= this.concurrency / 2 && done < limit) {
           const batch = await this.claim(Math.min(this.concurrency - inFlight.size, limit - done));
           if (batch.length === 0) exhausted = true;
           for (const row of batch) {
@@ -255,30 +276,57 @@ export class Outbox {
     }
     if (this.pokePending) return;
     this.pokePending = true;
-    if (this.timer) clearTimeout(this.timer);
     // Under load a new item waits for the next poll rather than starting a drain per request.
-    this.schedule(this.busy() ? this.pollMs : 0);
+    if (this.busy()) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.schedule(0);
   }
 
-  /** Whether the event loop was busy more than 80 % of the time since the last look. */
+  /** Counts a request this process began (the HTTP layer calls it): the loop gives way to requests. */
+  noteRequest(): void {
+    this.requests += 1;
+  }
+
+  /**
+   * Whether requests keep this process busy, over the gap since the last drain ended (which holds
+   * none of the outbox's own sending, so a backlog being sent never counts as load): requests
+   * arriving faster than BUSY_REQUESTS_PER_SECOND, or the event loop more than half used. The
+   * count matters where the loop's use cannot show load: a process that shares its core with
+   * others waits for the CPU in the poll phase, which counts as idle.
+   */
   private busy(): boolean {
-    const now = performance.eventLoopUtilization();
-    const recent = performance.eventLoopUtilization(now, this.lastUtilization);
-    this.lastUtilization = now;
-    return recent.utilization > 0.8;
+    const seconds = Math.max(0.001, (performance.now() - this.gapStart.at) / 1000);
+    if ((this.requests - this.gapStart.requests) / seconds > BUSY_REQUESTS_PER_SECOND) return true;
+    return performance.eventLoopUtilization(performance.eventLoopUtilization(), this.gapStart.utilization).utilization > BUSY_UTILIZATION;
   }
 
+  /**
+   * The loop: requests come first. While they keep the process busy, each poll sends one bounded
+   * batch of BUSY_BATCH items and leaves the rest for later (a storm's mail waits, the ingestion
+   * that causes it keeps its rate). Otherwise it sends in chunks of IDLE_CHUNK items with a short
+   * gap between them, and a chunk stops claiming as soon as requests begin to arrive.
+   */
   private schedule(delay: number): void {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.poked = false;
       this.pokePending = false;
-      this.running = this.drain(5_000, { yieldWhenBusy: true })
-        .then(() => this.prune())
-        .catch((error: unknown) => this.log.error({ err: error }, 'outbox loop failed'))
-        .finally(() => {
+      const busy = this.busy();
+      const limit = busy ? Math.min(this.concurrency, BUSY_BATCH) : IDLE_CHUNK;
+      this.running = this.drain(limit, busy ? {} : { yieldTo: IDLE_YIELD_REQUESTS })
+        .then(async (done) => {
+          await this.prune();
+          return done;
+        })
+        .catch((error: unknown) => {
+          this.log.error({ err: error }, 'outbox loop failed');
+          return 0;
+        })
+        .then((done) => {
           this.running = null;
-          if (!this.stopped) this.schedule(this.poked && !this.busy() ? 0 : this.pollMs);
+          this.gapStart = { utilization: performance.eventLoopUtilization(), requests: this.requests, at: performance.now() };
+          const more = done >= limit || this.poked;
+          if (!this.stopped) this.schedule(more && !busy ? IDLE_GAP_MS : this.pollMs);
         });
     }, delay);
     this.timer.unref();
@@ -287,16 +335,30 @@ export class Outbox {
   /** Takes up to `n` due items (or items whose holder's lease ran out) under this process's lease. */
   private async claim(n: number): Promise<ClaimedRow[]> {
     const now = this.clock.now();
-    const lock = this.dialect === 'postgres' ? sql`for update skip locked` : sql``;
+    // SQLite (one writer at a time): each state's first `n` from its index, then the first `n` of
+    // those; one condition with OR would read every due item and sort them all, however many are
+    // queued. PostgreSQL locks what it takes and skips what another process holds.
+    const due =
+      this.dialect === 'postgres'
+        ? sql`select id from outbox
+               where (state in ('pending', 'failed') and next_attempt_at <= ${now})
+                  or (state = 'sending' and lease_until < ${now})
+               order by next_attempt_at, id limit ${n} for update skip locked`
+        : sql`select id from (
+                select * from (select id, next_attempt_at from outbox
+                  where state = 'pending' and next_attempt_at <= ${now} order by next_attempt_at, id limit ${n})
+                union all
+                select * from (select id, next_attempt_at from outbox
+                  where state = 'failed' and next_attempt_at <= ${now} order by next_attempt_at, id limit ${n})
+                union all
+                select * from (select id, next_attempt_at from outbox
+                  where state = 'sending' and lease_until < ${now} order by next_attempt_at, id limit ${n}))
+               order by next_attempt_at, id limit ${n}`;
     const result = await sql<ClaimedRow>`
       update outbox
          set state = 'sending', lease_owner = ${this.workerId}, lease_until = ${now + this.leaseMs},
              attempts = attempts + 1, updated_at = ${now}
-       where id in (
-         select id from outbox
-          where (state in ('pending', 'failed') and next_attempt_at <= ${now})
-             or (state = 'sending' and lease_until < ${now})
-          order by next_attempt_at, id limit ${n} ${lock})
+       where id in (${due})
       returning id, kind, message_id, payload, attempts, created_at`.execute(this.db);
     return result.rows;
   }

@@ -8,7 +8,8 @@ import { alertsRoutes } from './alerts.routes.js';
 import { AlertsService } from './alerts.service.js';
 import { Incidents, alertPagePath } from './incidents.service.js';
 import { ReceiverTargets } from './targets.service.js';
-import { IngestService } from './ingest.service.js';
+import { ALERT_MAIL_KIND, IngestService } from './ingest.service.js';
+import { AlertMailExpansion } from './alert-mail.service.js';
 import { IntegrationsRepository } from './integrations.repository.js';
 import { IntegrationsService } from './integrations.service.js';
 import { notifyRoutes } from './notify.routes.js';
@@ -49,12 +50,20 @@ export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): 
     platform.database.transact,
     clock,
     config.tier,
-    config.externalUrl,
     deps.projects.projects,
     incidents,
     () => deps.recipients,
+    (executor, item) => platform.outbox.enqueue(executor, ALERT_MAIL_KIND, item),
+  );
+  // Alert mail: one item per alert in the ingest transaction, its e-mails made by the outbox job.
+  const alertMail = new AlertMailExpansion(
+    db,
+    config.externalUrl,
+    () => deps.recipients,
+    (id) => deps.projects.projects.findById(id),
     (project) => maintainerIds(deps.projects, project, clock.now()),
   );
+  platform.outbox.register(ALERT_MAIL_KIND, { send: (item) => alertMail.send(item) });
 
   // An incident's issue page links the alert it was opened for (the alert pages need Developer).
   deps.projects.pageExtensions.registerIssueOrigin(async (issue, project, level) => {

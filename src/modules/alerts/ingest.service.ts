@@ -4,7 +4,7 @@ import type { Database, Executor, Transact } from '../../infra/db/index.js';
 import { BadRequestError } from '../../infra/errors/index.js';
 import type { ProjectRow, ProjectsService } from '../projects/index.js';
 import type { AlertsRepository, AlertRow, AlertSettingsRow } from './alerts.repository.js';
-import { alertPagePath, type Incidents } from './incidents.service.js';
+import type { Incidents } from './incidents.service.js';
 import { AlertActivityRepository } from './activity.repository.js';
 import type { IntegrationRow } from './integrations.repository.js';
 import { multipleIntegrations } from './integrations.service.js';
@@ -40,14 +40,38 @@ export interface AlertEmail extends AlertEmailRecipient {
 
 /** Who gets alert emails and how they are queued; the notifications module provides it (port, so alerts work without it). */
 export interface AlertRecipients {
+  /** Whether mail is configured at all (nothing is queued when it is not). */
+  readonly enabled: boolean;
   /** Recipients of `event` in the project, `participants` counting as taking part, with addresses and reasons. */
   alertRecipients(projectId: number, event: string, participants: readonly number[]): Promise<ReadonlyMap<number, AlertEmailRecipient>>;
-  /** Queues one e-mail in the caller's transaction (nothing when mail is not configured). */
-  queueAlertEmail(executor: Executor, mail: AlertEmail): Promise<void>;
+  /** Queues one e-mail in the caller's transaction (nothing when mail is not configured); a repeated `messageId` is ignored. */
+  queueAlertEmail(executor: Executor, mail: AlertEmail, options?: { messageId?: string }): Promise<void>;
 }
 
 /** Notification event name used to ask who wants alert emails. */
 export const ALERT_EMAIL_EVENT = 'alert_fired';
+
+/**
+ * The outbox kind of "an alert fired or was resolved, mail its recipients": one small item per
+ * alert, written in the ingest transaction; the outbox job turns it into the e-mails
+ * (alert-mail.service.ts), so the request pays one insert whatever the number of recipients.
+ */
+export const ALERT_MAIL_KIND = 'alert_email';
+
+/** What an alert-mail item holds: the alert as it was when it fired or was resolved. */
+export interface AlertMailItem {
+  projectId: number;
+  projectPath: string;
+  what: 'triggered' | 'resolved';
+  iid: number;
+  title: string;
+  severity: string;
+  startedAt: number;
+  description: string | null;
+}
+
+/** Queues an item in the caller's transaction (the platform's outbox). */
+export type EnqueueAlertMail = (executor: Executor, item: AlertMailItem) => Promise<void>;
 
 export const DEPTH_MESSAGE = `400 Bad request - the alert payload nests deeper than ${PAYLOAD_MAX_DEPTH} levels`;
 
@@ -58,7 +82,8 @@ interface Context {
   integration: IntegrationRow;
   settings: Pick<AlertSettingsRow, 'create_issue' | 'auto_close_incident' | 'send_email'>;
   bot: Actor | null;
-  emails: ReadonlyMap<number, AlertEmailRecipient>;
+  /** Whether each alert fired or resolved queues its mail item (send_email on and mail configured). */
+  mail: boolean;
   /** The whole payload and, when known, the text it arrived as (stored as is). */
   payload: unknown;
   receivedText: string | undefined;
@@ -83,11 +108,10 @@ export class IngestService {
     private readonly transact: Transact,
     private readonly clock: Clock,
     private readonly tier: Tier,
-    private readonly externalUrl: string,
     private readonly projects: ProjectsService,
     private readonly incidents: Incidents,
     private readonly recipients: () => AlertRecipients | null,
-    private readonly participants: (project: ProjectRow) => Promise<number[]>,
+    private readonly enqueueMail: EnqueueAlertMail,
   ) {}
 
   /**
@@ -121,8 +145,9 @@ export class IngestService {
     if (items.length === 0) return [];
     const settings = received.settings ?? (await this.alerts.findSettings(project.id)) ?? DEFAULT_SETTINGS;
     const bot = settings.create_issue || settings.auto_close_incident ? await this.incidents.botActor() : null;
-    const emails = settings.send_email ? await this.emailRecipients(project) : new Map<number, AlertEmailRecipient>();
-    const ctx: Context = { project, integration, settings, bot, emails, payload, receivedText: received.text };
+    // The recipients are found by the outbox job when it sends (alert-mail.service.ts), not here.
+    const mail = settings.send_email === 1 && this.recipients()?.enabled === true;
+    const ctx: Context = { project, integration, settings, bot, mail, payload, receivedText: received.text };
 
     const touched = await this.transact(async (trx) => {
       const out: Pick<AlertRow, 'iid' | 'title'>[] = [];
@@ -206,35 +231,17 @@ export class IngestService {
     return created;
   }
 
-  private async emailRecipients(project: ProjectRow): Promise<ReadonlyMap<number, AlertEmailRecipient>> {
-    const source = this.recipients();
-    if (!source) return new Map();
-    return source.alertRecipients(project.id, ALERT_EMAIL_EVENT, await this.participants(project));
-  }
-
   private async queueEmails(ctx: Context, alert: AlertRow, what: 'triggered' | 'resolved', trx: Executor): Promise<void> {
-    const source = this.recipients();
-    if (!ctx.settings.send_email || ctx.emails.size === 0 || !source) return;
-    const subject = `${ctx.project.full_path} | ${what === 'triggered' ? 'Alert' : 'Resolved alert'}: ${alert.title}`.slice(0, 255);
-    const body = [
-      `${what === 'triggered' ? 'An alert fired' : 'An alert was resolved'} in ${ctx.project.full_path}.`,
-      '',
-      `Title: ${alert.title}`,
-      `Severity: ${alert.severity}`,
-      `Started: ${new Date(alert.started_at).toISOString()}`,
-      ...(alert.description ? [`Description: ${alert.description}`] : []),
-    ].join('\n');
-    const url = `${this.externalUrl}${alertPagePath(ctx.project.full_path, alert.iid)}`;
-    for (const [userId, recipient] of ctx.emails) {
-      await source.queueAlertEmail(trx, {
-        userId,
-        ...recipient,
-        projectId: ctx.project.id,
-        projectPath: ctx.project.full_path,
-        subject,
-        text: body,
-        url,
-      });
-    }
+    if (!ctx.mail) return;
+    await this.enqueueMail(trx, {
+      projectId: ctx.project.id,
+      projectPath: ctx.project.full_path,
+      what,
+      iid: alert.iid,
+      title: alert.title,
+      severity: alert.severity,
+      startedAt: alert.started_at,
+      description: alert.description,
+    });
   }
 }

@@ -165,15 +165,20 @@ export class NotificationMailer {
       text: string;
       url: string;
     },
+    options: { messageId?: string } = {},
   ): Promise<void> {
     const [lead, ...rest] = mail.text.split('\n\n');
-    await this.queueProjectMail(executor, {
-      userId: mail.userId,
-      to: mail.to,
-      reason: mail.reason as MailReason,
-      project: { id: mail.projectId, full_path: mail.projectPath },
-      subject: mail.subject,
-      template: { lead: lead ?? mail.subject, paragraphs: rest, link: { text: 'View the alert', url: mail.url } },
-    });
+    await this.queueProjectMail(
+      executor,
+      {
+        userId: mail.userId,
+        to: mail.to,
+        reason: mail.reason as MailReason,
+        project: { id: mail.projectId, full_path: mail.projectPath },
+        subject: mail.subject,
+        template: { lead: lead ?? mail.subject, paragraphs: rest, link: { text: 'View the alert', url: mail.url } },
+      },
+      options,
+    );
   }
 }
