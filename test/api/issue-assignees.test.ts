@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { TestBrowser } from '../helpers/auth-browser.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 
 type IssueJson = {
@@ -64,6 +65,21 @@ describe('issue assignees and due dates (API)', () => {
     const shown = (await t.api('GET', `/projects/${projectId}/issues/${issue.iid}`, { token: guest.token })).json<IssueJson>();
     assert.deepEqual(ids(shown), ids(issue));
     assert.equal(shown.due_date, '2030-02-28');
+  });
+
+  it('the issue list page names the assignees and due date of each issue, overdue marked on open issues', async () => {
+    const path = (await t.api('GET', `/projects/${projectId}`)).json<{ path_with_namespace: string }>().path_with_namespace;
+    const late = await create(owner.token, { title: 'Late work', assignee_ids: [dev.user.id], due_date: '2001-01-01' });
+    const later = await create(owner.token, { title: 'Later work', due_date: '2099-12-31' });
+    const browser = new TestBrowser(t.app);
+    assert.equal((await browser.signIn(reporter.user.username, 'password-123')).statusCode, 303);
+    const list = await browser.request('GET', `/${path}/-/issues`);
+    assert.equal(list.statusCode, 200);
+    const row = (iid: number) => list.body.slice(list.body.indexOf(`id="issue-${iid}"`)).split('</li>')[0] ?? '';
+    assert.match(row(late.iid), /due <span class="state-overdue">2001-01-01 \(overdue\)<\/span>/);
+    assert.match(row(late.iid), new RegExp(`assigned to .*@${dev.user.username}`));
+    assert.match(row(later.iid), /due <span>2099-12-31<\/span>/);
+    assert.doesNotMatch(row(later.iid), /assigned to/);
   });
 
   it('assignee_id sets one assignee; 0, [] and [0] unassign; users who cannot see the project are dropped', async () => {

@@ -197,10 +197,11 @@ export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
         issues.list(project, { ...base, state: 'closed' }, 1, 0),
         issues.list(project, { ...base, state: state === 'all' ? undefined : state }, PER_PAGE, (page - 1) * PER_PAGE),
       ]);
-      const [byId, notes] = await Promise.all([
-        users.mapByIds(shown.rows.map((i) => i.author_id)),
+      const [assignees, notes] = await Promise.all([
+        issues.assigneesOf(shown.rows.map((i) => i.id)),
         issues.countNotes(shown.rows.map((i) => i.id)),
       ]);
+      const byId = await users.mapByIds([...shown.rows.map((i) => i.author_id), ...[...assignees.values()].flat()]);
       return sendPage(
         reply,
         await frame(
@@ -217,6 +218,8 @@ export function issuesPages(web: ApiApp, deps: ProjectsPagesDeps): void {
             issues={shown.rows}
             notes={notes}
             users={byId}
+            assignees={assignees}
+            today={new Date(platform.clock.now()).toISOString().slice(0, 10)}
             page={page}
             hasNext={page * PER_PAGE < shown.total}
             canCreate={request.page.actor !== null}

@@ -38,6 +38,10 @@ export interface IssueListProps {
   issues: readonly IssueRow[];
   notes: Map<number, number>;
   users: Map<number, UserRow>;
+  /** Each shown issue's assignees (user ids); their rows are in `users`. */
+  assignees: Map<number, number[]>;
+  /** The UTC day today, to mark an open issue past its due date. */
+  today: string;
   page: number;
   hasNext: boolean;
   canCreate: boolean;
@@ -106,6 +110,26 @@ export function IssueList(props: IssueListProps) {
                 #{issue.iid} · <StateBadge issue={issue} /> · opened {shortTime(issue.created_at)} by{' '}
                 {userName(props.users, issue.author_id)}
                 {(props.notes.get(issue.id) ?? 0) > 0 ? ` · ${props.notes.get(issue.id)} comments` : ''}
+                {issue.due_date !== null ? (
+                  <>
+                    {' · due '}
+                    <span class={issue.state === 'opened' && issue.due_date < props.today ? 'state-overdue' : undefined}>
+                      {issue.due_date}
+                      {issue.state === 'opened' && issue.due_date < props.today ? ' (overdue)' : ''}
+                    </span>
+                  </>
+                ) : null}
+                {(props.assignees.get(issue.id) ?? []).length > 0 ? (
+                  <>
+                    {' · assigned to '}
+                    {(props.assignees.get(issue.id) ?? []).map((id, i) => (
+                      <span key={id}>
+                        {i > 0 ? ', ' : ''}
+                        {userName(props.users, id)}
+                      </span>
+                    ))}
+                  </>
+                ) : null}
               </div>
             </li>
           ))}
