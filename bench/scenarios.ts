@@ -347,12 +347,16 @@ export const auditScenarios: Record<string, { title: string; seed(app: FastifyIn
         'user[login]': 'signer',
         'user[password]': password,
       });
-      return {
-        method: 'POST',
+      const request = {
+        method: 'POST' as const,
         path: '/users/sign_in',
         headers: { cookie: browser.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
         body: form.toString(),
       };
+      // The load counts 303 among non-2xx answers: check once that it is the sign-in's redirect.
+      const tried = await app.inject({ method: 'POST', url: request.path, headers: request.headers, payload: request.body });
+      if (tried.statusCode !== 303 || tried.headers.location !== '/') throw new Error(`sign-in answered ${tried.statusCode}`);
+      return request;
     },
   },
 };
