@@ -11,6 +11,7 @@ import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { migrateToLatest, openDatabase } from '../../src/infra/db/index.js';
+import { directSqliteOf } from '../../src/infra/db/database.js';
 import { auditScenarios, BENCH_ROOT_TOKEN, scenarios } from '../scenarios.js';
 import { profileOnSignal } from './profile.js';
 import { startMailSinkProcess } from '../mail-sink.js';
@@ -55,6 +56,41 @@ const app = await buildApp(config);
 await app.ready();
 // bench/audit-ab.ts's "off" server: the same code with an audit subscriber that writes nothing.
 if (process.env.BENCH_AUDIT === 'off') app.modules.audit.audit.record = () => Promise.resolve();
+// Whether any row more in the transaction costs what the audit row does: a one-column row instead.
+if (process.env.BENCH_AUDIT === 'scratch') {
+  await sql`create table bench_scratch (id integer primary key, v text)`.execute(app.platform.db);
+  app.modules.audit.audit.record = (entry, executor) => {
+    directSqliteOf(executor)?.prepare('insert into bench_scratch (v) values (?)').run(entry.eventName);
+    return Promise.resolve();
+  };
+}
+// The audit row's values written by a bare prepared statement: into audit_events, or a table with
+// the same columns and no AUTOINCREMENT or index.
+if (process.env.BENCH_AUDIT === 'direct' || process.env.BENCH_AUDIT === 'wide') {
+  const table = process.env.BENCH_AUDIT === 'direct' ? 'audit_events' : 'bench_wide';
+  const columns =
+    'author_id, author_name, entity_type, entity_id, entity_path, target_type, target_id, target_details, event_name, details, ip_address, created_at';
+  if (table === 'bench_wide') await sql.raw(`create table bench_wide (${columns})`).execute(app.platform.db);
+  app.modules.audit.audit.record = (e, executor) => {
+    directSqliteOf(executor)
+      ?.prepare(`insert into ${table} (${columns}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(
+        e.authorId,
+        e.authorName,
+        e.entityType,
+        e.entityId,
+        e.entityPath,
+        e.targetType ?? null,
+        e.targetId ?? null,
+        e.targetDetails ?? null,
+        e.eventName,
+        JSON.stringify(e.details ?? {}),
+        e.ipAddress ?? null,
+        e.at,
+      );
+    return Promise.resolve();
+  };
+}
 // What the audit table's two indexes cost (docs/performance.md "Audit"): the same rows, no index.
 if (process.env.BENCH_AUDIT === 'unindexed') {
   await sql`drop index audit_events_created`.execute(app.platform.db);
