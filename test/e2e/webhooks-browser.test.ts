@@ -74,6 +74,7 @@ describe('Settings > Webhooks in Chromium', { skip: chromiumSkip }, () => {
     page.setDefaultTimeout(15_000);
     const wide: string[] = [];
     await signInThroughPage(page, owner.user.username, `${base}/groups/${group.full_path}`);
+    await shoot(page, 'group-page-settings-link', wide);
     await Promise.all([
       page.waitForNavigation(),
       page.getByRole('navigation', { name: 'Group settings' }).getByRole('link', { name: 'Webhooks' }).click(),
