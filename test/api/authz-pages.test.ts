@@ -20,7 +20,7 @@ import { enableTracking, exceptionEvent, post, sentryAuth, storePath } from '../
  */
 
 /** `signed_in`: anyone signed in, whatever their membership. */
-type Min = 'signed_in' | 'guest' | 'reporter' | 'developer' | 'maintainer';
+type Min = 'signed_in' | 'guest' | 'reporter' | 'developer' | 'maintainer' | 'owner';
 interface Row {
   /** The route as the app declares it. */
   route: string;
@@ -39,7 +39,7 @@ interface Row {
 
 const CALLERS = ['anonymous', 'other', 'guest', 'reporter', 'developer', 'maintainer', 'owner', 'admin'] as const;
 type Caller = (typeof CALLERS)[number];
-const LEVEL: Record<Exclude<Min, 'signed_in'>, number> = { guest: 10, reporter: 20, developer: 30, maintainer: 40 };
+const LEVEL: Record<Exclude<Min, 'signed_in'>, number> = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 };
 const MEMBER: Record<Caller, number> = {
   anonymous: 0,
   other: 0,
@@ -63,6 +63,10 @@ interface World {
   hookId: number;
   hookLogId: number;
   hooks: Record<Caller, number>;
+  /** The same for the project's group (group hooks: its Owners). */
+  groupHookId: number;
+  groupHookLogId: number;
+  groupHooks: Record<Caller, number>;
   integrationUrl: string;
   /** One error per caller, so each may create its issue once (a second is 409). */
   errors: Record<Caller, number>;
@@ -78,6 +82,8 @@ interface World {
 const P = (w: World) => `/-/projects/${w.projectId}`;
 /** A project page's address as the established product names it (`/<full_path>/-/...`). */
 const N = (w: World) => `/${w.fullPath}/-`;
+/** A group page's address as the established product names it (`/groups/<full_path>/-/...`). */
+const G = (w: World) => `/groups/${w.groupPath}/-`;
 /** Each allowed caller makes a real change: the statuses alternate. */
 const flip = (caller: Caller, a: string, b: string) => (CALLERS.indexOf(caller) % 2 === 0 ? a : b);
 /** A former address: 301 to its page for whoever may read the project, as the project's own page. */
@@ -289,6 +295,58 @@ const TABLE: Row[] = [
     api: 'GET /projects/{id}/hooks/{hook_id}',
     ok: 200,
     url: (w) => `${N(w)}/hooks/${w.hookId}/hook_logs/${w.hookLogId}`,
+  },
+  // A group's hooks page: its Owners, as the API's group hooks (Premium and Ultimate; the suite runs on Ultimate).
+  {
+    route: 'GET /-/g/:group/hooks',
+    min: 'owner',
+    api: 'GET /groups/{id}/hooks',
+    ok: 200,
+    url: (w) => `${G(w)}/hooks`,
+  },
+  {
+    route: 'POST /-/g/:group/hooks',
+    min: 'owner',
+    api: 'POST /groups/{id}/hooks',
+    ok: 303,
+    url: (w) => `${G(w)}/hooks`,
+    form: (_, caller) => ({ url: `http://203.0.113.10/group-pages-${caller}`, push_events: '1' }),
+  },
+  {
+    route: 'GET /-/g/:group/hooks/:hook_id/edit',
+    min: 'owner',
+    api: 'GET /groups/{id}/hooks/{hook_id}',
+    ok: 200,
+    url: (w) => `${G(w)}/hooks/${w.groupHookId}/edit`,
+  },
+  {
+    route: 'POST /-/g/:group/hooks/:hook_id',
+    min: 'owner',
+    api: 'PUT /groups/{id}/hooks/{hook_id}',
+    ok: 303,
+    url: (w) => `${G(w)}/hooks/${w.groupHookId}`,
+    form: (_, caller) => ({ url: `http://203.0.113.10/group-edited-${caller}`, push_events: '1' }),
+  },
+  {
+    route: 'POST /-/g/:group/hooks/:hook_id/destroy',
+    min: 'owner',
+    api: 'DELETE /groups/{id}/hooks/{hook_id}',
+    ok: 303,
+    url: (w, caller) => `${G(w)}/hooks/${w.groupHooks[caller]}/destroy`,
+  },
+  {
+    route: 'POST /-/g/:group/hooks/:hook_id/test/:trigger',
+    min: 'owner',
+    api: 'POST /groups/{id}/hooks/{hook_id}/test/{trigger}',
+    ok: 303,
+    url: (w) => `${G(w)}/hooks/${w.groupHookId}/test/confidential_note_events`,
+  },
+  {
+    route: 'GET /-/g/:group/hooks/:hook_id/hook_logs/:log_id',
+    min: 'owner',
+    api: 'GET /groups/{id}/hooks/{hook_id}',
+    ok: 200,
+    url: (w) => `${G(w)}/hooks/${w.groupHookId}/hook_logs/${w.groupHookLogId}`,
   },
   {
     route: 'POST /-/p/:project/settings/operations/error_tracking',
@@ -565,28 +623,38 @@ describe('authorization matrix of the pages: every project page, every kind of c
     const hookId = (await t.api('POST', `/projects/${project.id}/hooks`, hookUrl)).json<{ id: number }>().id;
     const hooks = {} as Record<Caller, number>;
     for (const caller of CALLERS) hooks[caller] = (await t.api('POST', `/projects/${project.id}/hooks`, hookUrl)).json<{ id: number }>().id;
-    const log = await t.app.platform.db
-      .insertInto('web_hook_logs')
-      .values({
-        web_hook_id: hookId,
-        trigger: 'push_events',
-        url: 'http://203.0.113.10/fixture',
-        request_headers: '{}',
-        request_data: '{}',
-        response_status: '200',
-        response_headers: '{}',
-        response_body: '',
-        execution_duration_ms: 5,
-        internal_error_message: null,
-        created_at: t.clock.now(),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const groupHookId = (await t.api('POST', `/groups/${group.id}/hooks`, hookUrl)).json<{ id: number }>().id;
+    const groupHooks = {} as Record<Caller, number>;
+    for (const caller of CALLERS)
+      groupHooks[caller] = (await t.api('POST', `/groups/${group.id}/hooks`, hookUrl)).json<{ id: number }>().id;
+    const logOf = (webHookId: number) =>
+      t.app.platform.db
+        .insertInto('web_hook_logs')
+        .values({
+          web_hook_id: webHookId,
+          trigger: 'push_events',
+          url: 'http://203.0.113.10/fixture',
+          request_headers: '{}',
+          request_data: '{}',
+          response_status: '200',
+          response_headers: '{}',
+          response_body: '',
+          execution_duration_ms: 5,
+          internal_error_message: null,
+          created_at: t.clock.now(),
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+    const groupLog = await logOf(groupHookId);
+    const log = await logOf(hookId);
     return {
       integrations,
       hookId,
       hookLogId: Number(log.id),
       hooks,
+      groupHookId,
+      groupHookLogId: Number(groupLog.id),
+      groupHooks,
       keys,
       visibility,
       projectId: project.id,
@@ -629,7 +697,7 @@ describe('authorization matrix of the pages: every project page, every kind of c
   });
   after(() => t.close());
 
-  it('the table names every page route under /-/projects, the own pages of projects and groups, issues, snippets, Monitor, Settings > Monitor, Settings > Webhooks, activity, /-/profile/notifications and the user settings pages, and nothing else', () => {
+  it('the table names every page route under /-/projects, the own pages of projects and groups, issues, snippets, Monitor, Settings > Monitor, Settings > Webhooks, group hooks, activity, /-/profile/notifications and the user settings pages, and nothing else', () => {
     const pages = appRoutes(t.app.printRoutes({ commonPrefix: false }))
       .filter(
         (r) =>
