@@ -4,13 +4,14 @@ import { ManualClock } from '../../src/infra/clock.js';
 import { VersionCache } from '../../src/infra/db/version-cache.js';
 
 /** A cache over a version the test sets, counting how often answers are computed. */
-function setup(limits: { ttlMs?: number; maxEntries?: number; maxBytes?: number } = {}) {
+function setup(limits: { ttlMs?: number; maxEntries?: number; maxBytes?: number; refreshBehind?: boolean } = {}) {
   const clock = new ManualClock();
   const state = { version: 'v1' as string | null, computed: 0 };
   const cache = new VersionCache<string>({
     dataVersion: async () => state.version,
     clock,
     ttlMs: limits.ttlMs ?? 10_000,
+    refreshBehind: limits.refreshBehind ?? false,
     maxEntries: limits.maxEntries ?? 100,
     maxBytes: limits.maxBytes ?? 1_000_000,
   });
@@ -84,5 +85,26 @@ describe('VersionCache', () => {
     await small.get('z', 'more than ten bytes'); // never kept
     await small.get('z', 'more than ten bytes');
     assert.equal(small.state.computed, 5);
+  });
+
+  it('refreshBehind: an aged answer of the current version is served while its successor is computed; a new version never is', async () => {
+    const { clock, state, get } = setup({ ttlMs: 1000, refreshBehind: true });
+    assert.equal(await get('a', 'first'), 'first');
+    clock.advance(1500);
+    // Aged out: the kept answer comes back at once and the next one is computed behind it.
+    assert.equal(await get('a', 'second'), 'first');
+    assert.equal(state.computed, 2);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(await get('a', 'third'), 'second', 'the successor is served once computed');
+    assert.equal(state.computed, 2);
+    state.version = 'v2';
+    assert.equal(await get('a', 'fourth'), 'fourth', 'another version waits for its own answer');
+  });
+
+  it('without refreshBehind an aged answer is computed again before it is served', async () => {
+    const { clock, get } = setup({ ttlMs: 1000 });
+    assert.equal(await get('a', 'first'), 'first');
+    clock.advance(1500);
+    assert.equal(await get('a', 'second'), 'second');
   });
 });

@@ -9,6 +9,12 @@ export interface VersionCacheOptions {
    * write (a membership reaching its expiry date).
    */
   ttlMs: number;
+  /**
+   * An answer past `ttlMs` whose version still holds is served once more while its successor
+   * is computed, instead of every caller waiting for it: for answers that only time moves a
+   * little (sparklines), never for ones whose age decides access.
+   */
+  refreshBehind?: boolean;
   maxEntries: number;
   /** Bound on the summed `size` of the kept values. */
   maxBytes: number;
@@ -60,8 +66,24 @@ export class VersionCache<T> {
       this.entries.set(key, entry);
       return entry.value;
     }
+    // Aged out but still of this version: served while its successor is computed.
+    const behind = entry && entry.version === version && this.options.refreshBehind ? entry : null;
     const inFlight = this.pending.get(key);
-    if (inFlight && inFlight.version === version) return inFlight.promise;
+    if (inFlight && inFlight.version === version) return behind ? behind.value : inFlight.promise;
+    const promise = this.computeAndStore(key, version, now, compute, sizeOf);
+    if (!behind) return promise;
+    // A failed refresh leaves the aged entry; the next caller tries again.
+    promise.catch(() => undefined);
+    return behind.value;
+  }
+
+  private async computeAndStore(
+    key: string,
+    version: string,
+    now: number,
+    compute: () => Promise<T>,
+    sizeOf: (value: T) => number,
+  ): Promise<T> {
     const promise = compute();
     this.pending.set(key, { version, promise });
     try {

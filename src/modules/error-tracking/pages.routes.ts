@@ -64,6 +64,8 @@ export function errorPagesRoutes(app: ApiApp, deps: ErrorTrackingDeps): void {
     dataVersion: (scope) => deps.platform.database.dataVersion(scope),
     clock: deps.platform.clock,
     ttlMs: 10_000,
+    // Only the sparklines age: a list 10 s old is served while the next one is drawn.
+    refreshBehind: true,
     maxEntries: 500,
     maxBytes: 8 * 1024 * 1024,
   });
