@@ -214,7 +214,10 @@ describe('wire conventions of the established API (issue 19)', () => {
       const issue = await t.api('POST', `/projects/${project.id}/issues`, { token: alice.token, body: { title: 'x' } });
       const empty = await t.api('PUT', `/projects/${project.id}/issues/${issue.json().iid}`, { token: alice.token, body: {} });
       assert.equal(empty.statusCode, 400);
-      assert.match(empty.json().message, /^title, description, state_event, issue_type, confidential, assignee_id, assignee_ids, due_date are missing, at least one/);
+      assert.match(
+        empty.json().message,
+        /^title, description, state_event, issue_type, confidential, assignee_id, assignee_ids, due_date are missing, at least one/,
+      );
     });
   });
 });

@@ -104,7 +104,10 @@ export function createRecorder(rows: EventsRepository, pushLimit: number) {
           await events.insertPush(row(event.projectId, event.authorId, ACTIONS.pushed, null, null), payload);
         }
         return;
-      // Accounts, groups, removals and issue edits make no activity event.
+      // Accounts, groups, removals, moves, sign-ins, errors and issue edits make no activity event.
+      case 'error_reported':
+      case 'project_moved':
+      case 'signed_in_from_new_address':
       case 'issue_updated':
       case 'issue_reassigned':
       case 'note_updated':
