@@ -35,6 +35,7 @@ describe('RATE_LIMITS', () => {
       'collector_project',
       'sign_in',
       'user_code',
+      'web_hook_test',
     ]);
   });
 });
