@@ -64,8 +64,19 @@ export interface MigrationState {
 
 /** Every migration by name, applied or pending (`basalt migrate --status`); reads only, creates nothing. */
 export async function migrationStatus(db: Database, dialect: Dialect): Promise<MigrationState[]> {
-  const infos = await (await migratorFor(db, dialect)).getMigrations();
-  return infos.map((info) => ({ name: info.name, executedAt: info.executedAt ?? null }));
+  const read = async (on: Database) =>
+    (await (await migratorFor(on, dialect)).getMigrations()).map((info) => ({ name: info.name, executedAt: info.executedAt ?? null }));
+  if (dialect !== 'postgres') return read(db);
+  // Kysely's check for its tables lists those of every schema: under the lock's shared form, so
+  // no schema is dropped meanwhile (drops take it whole) while status reads go on side by side.
+  return db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock_shared(${MIGRATION_LOCK_KEY})`.execute(connection);
+    try {
+      return await read(connection);
+    } finally {
+      await sql`select pg_advisory_unlock_shared(${MIGRATION_LOCK_KEY})`.execute(connection);
+    }
+  });
 }
 
 async function runMigrations(db: Database, dialect: Dialect, target: string | null): Promise<string[]> {
