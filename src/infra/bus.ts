@@ -40,6 +40,17 @@ export interface PushedCommit {
   removed: string[];
 }
 
+/** An error whose first event was just stored, or that an event just reopened (error mails). */
+export interface ErrorReport {
+  projectId: number;
+  errorId: number;
+  regressed: boolean;
+  title: string;
+  culprit: string;
+  eventsCount: number;
+  at: number;
+}
+
 export type DomainEvent =
   | { type: 'user_created'; userId: number; username: string; name: string; at: number }
   | { type: 'user_renamed'; userId: number; username: string; name: string; at: number }
@@ -75,16 +86,7 @@ export type DomainEvent =
    * Error tracking stored the first event of an error, or an event that reopened a resolved one,
    * in a project whose error mails are on (published in the ingestion's transaction).
    */
-  | {
-      type: 'error_reported';
-      projectId: number;
-      errorId: number;
-      regressed: boolean;
-      title: string;
-      culprit: string;
-      eventsCount: number;
-      at: number;
-    }
+  | ({ type: 'error_reported' } & ErrorReport)
   /** Something the audit trail records (src/infra/audit.ts), published by the service that made the change. */
   | { type: 'audited'; entry: AuditEntry; at: number };
 

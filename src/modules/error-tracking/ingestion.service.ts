@@ -1,3 +1,4 @@
+import type { ErrorReport } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Executor, Transact } from '../../infra/db/index.js';
 import { parseFailure, parseJsonObject } from './collector.body.js';
@@ -19,15 +20,7 @@ interface Batch {
 class DuplicateEvent extends Error {}
 
 /** An error whose first event was just stored, or that an event just reopened. */
-export interface ReportedError {
-  projectId: number;
-  errorId: number;
-  regressed: boolean;
-  title: string;
-  culprit: string;
-  eventsCount: number;
-  at: number;
-}
+export type ReportedError = ErrorReport;
 
 /** Called in the ingestion's transaction for a new or regressed error only (the error mails). */
 export type ErrorReported = (trx: Executor, error: ReportedError) => Promise<void>;

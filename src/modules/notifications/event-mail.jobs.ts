@@ -1,12 +1,9 @@
-import type { DomainEvent } from '../../infra/bus.js';
-import type { Database, Executor } from '../../infra/db/index.js';
-import type { JobQueue } from '../../infra/jobs/index.js';
+import type { DomainEvent, ErrorReport } from '../../infra/bus.js';
+import type { DispatchDeps } from './notifications.jobs.js';
+import type { Executor } from '../../infra/db/index.js';
 import { errorPagePath } from '../error-tracking/index.js';
-import type { IdentityModule } from '../identity/index.js';
-import { AccessLevel, type ProjectsModule } from '../projects/index.js';
+import { AccessLevel } from '../projects/index.js';
 import { accountSubject, accountTemplate, type AccountMailFacts } from './account-mail.rules.js';
-import type { NotificationMailer } from './notification-mail.service.js';
-import type { NotificationsService } from './notifications.service.js';
 import type { MailReason } from './notifications.rules.js';
 import { errorSubject, errorTemplate, projectMovedSubject, projectMovedTemplate } from './project-mail.rules.js';
 import type { MailTemplate } from './mail-template.rules.js';
@@ -16,27 +13,9 @@ export const EVENT_MAIL_JOB = 'notifications.event_mail';
 
 /** What the job needs to know about the change (the bus event, minus what it can read back). */
 type EventMail =
-  | { event: 'moved_project'; projectId: number; fromPath: string; toPath: string; at: number }
-  | {
-      event: 'error_reported';
-      projectId: number;
-      errorId: number;
-      regressed: boolean;
-      title: string;
-      culprit: string;
-      eventsCount: number;
-      at: number;
-    };
+  { event: 'moved_project'; projectId: number; fromPath: string; toPath: string; at: number } | ({ event: 'error_reported' } & ErrorReport);
 
-interface EventMailDeps {
-  db: Database;
-  jobs: JobQueue;
-  service: NotificationsService;
-  mailer: NotificationMailer;
-  identity: IdentityModule;
-  projects: ProjectsModule;
-  externalUrl: string;
-}
+type EventMailDeps = Omit<DispatchDeps, 'clock'>;
 
 function eventMailOf(event: DomainEvent): EventMail | null {
   if (event.type === 'project_moved') {

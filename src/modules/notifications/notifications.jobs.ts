@@ -30,7 +30,7 @@ type Dispatch =
 /** Commenters read for the participants of an issue: enough for any real thread, bounded for a hostile one. */
 const MAX_NOTES = 1_000;
 
-interface DispatchDeps {
+export interface DispatchDeps {
   db: Database;
   clock: Clock;
   jobs: JobQueue;
