@@ -225,6 +225,61 @@ describe('alert incidents, emails and views', () => {
     assert.equal(mine[0]?.headers?.['X-GitLab-NotificationReason'], 'participating');
   });
 
+  it('alerts sharing a commit make one item of several parts; each part becomes its own e-mail, once', async () => {
+    const before = await t.app.platform.db.selectFrom('outbox').select('id').where('kind', '=', 'alert_email').execute();
+    const seen = new Set(before.map((r) => r.id));
+    // Three alerts posted together: on SQLite they share one commit, on PostgreSQL each has its own.
+    const fired = await Promise.all(['Shared A', 'Shared B', 'Shared C'].map((title) => send({ title })));
+    const items = (await t.app.platform.db.selectFrom('outbox').select(['id', 'payload']).where('kind', '=', 'alert_email').execute())
+      .filter((r) => !seen.has(r.id))
+      .map((r) => JSON.parse(r.payload) as { parts: { title: string; iid: number }[] });
+    const parts = items.flatMap((i) => i.parts);
+    assert.deepEqual(parts.map((p) => p.title).sort(), ['Shared A', 'Shared B', 'Shared C']);
+    if (t.app.platform.database.dialect === 'sqlite') assert.equal(items.length, 1, 'one row for the shared commit');
+    // A part queued by itself in a shared transaction is gathered the same way.
+    await t.app.platform.database.transact(async (trx) => {
+      for (const title of ['Direct 1', 'Direct 2']) {
+        await t.app.platform.outbox.enqueuePart(trx, 'alert_email', {
+          projectId,
+          projectPath: 'x/y',
+          what: 'resolved',
+          iid: fired[0]?.iid ?? 1,
+          title,
+          severity: 'low',
+          startedAt: 0,
+          description: null,
+        });
+      }
+    });
+    await t.app.platform.outbox.drain();
+    await t.app.platform.outbox.drain();
+    const mails = await queuedMails(t.app);
+    for (const title of ['Shared A', 'Shared B', 'Shared C', 'Direct 1', 'Direct 2']) {
+      const mine = mails.filter((m) => m.subject.endsWith(`: ${title}`));
+      assert.equal(mine.length, 1, `one e-mail for ${title}`);
+      assert.equal(mine[0]?.to, owner.user.email);
+    }
+    assert.match(mails.find((m) => m.subject.endsWith(': Direct 2'))?.subject ?? '', /^x\/y \| Resolved alert: /);
+    assert.equal(new Set(mails.map((m) => m.messageId)).size, mails.length, 'every e-mail has its own Message-ID');
+  });
+
+  it('an alert-mail item of the single-alert shape (queued before parts) is still mailed', async () => {
+    await t.app.platform.outbox.enqueue(t.app.platform.db, 'alert_email', {
+      projectId,
+      projectPath: 'old/shape',
+      what: 'triggered',
+      iid: 1,
+      title: 'Old shape',
+      severity: 'high',
+      startedAt: 0,
+      description: 'queued by an earlier release',
+    });
+    await t.app.platform.outbox.drain();
+    const mine = (await queuedMails(t.app)).filter((m) => m.subject === 'old/shape | Alert: Old shape');
+    assert.equal(mine.length, 1);
+    assert.match(mine[0]?.text ?? '', /Description: queued by an earlier release/);
+  });
+
   it('lists alerts with status, severity and search filters, sort and pagination headers', async () => {
     const project = await createProject(t.app, owner);
     const integration = await createIntegration(t, project.id, { name: 'list' });

@@ -230,6 +230,36 @@ describe('outbox', () => {
     assert.equal(sent, 200);
   });
 
+  it('a busy poll counts an item of parts as its parts: the item of a shared commit does not overshoot the batch', async () => {
+    const outbox = make({ concurrency: 5, pollMs: 300 });
+    const parts: number[] = [];
+    outbox.register('t9', { send: async (item) => (parts.push(...(item.payload as { parts: number[] }).parts), { ok: true }) });
+    // Twenty commits of ten parts each: twenty items.
+    for (let c = 0; c < 20; c += 1) {
+      await database.handle.transact(async (trx) => {
+        for (let i = 0; i < 10; i += 1) await outbox.enqueuePart(trx, 't9', c * 10 + i);
+      });
+    }
+    const items = await database.handle.db.selectFrom('outbox').select('id').where('kind', '=', 't9').execute();
+    assert.equal(items.length, 20, 'one item per commit');
+    const requests = setInterval(() => {
+      for (let i = 0; i < 5; i += 1) outbox.noteRequest();
+    }, 5);
+    await new Promise((r) => setTimeout(r, 50));
+    outbox.start();
+    await new Promise((r) => setTimeout(r, 1_500));
+    clearInterval(requests);
+    const whileBusy = parts.length;
+    // Five polls at most, each one item of ten parts (a batch of 5 parts is reached by the first).
+    assert.ok(whileBusy >= 10 && whileBusy <= 60, `${whileBusy} parts sent while requests came`);
+    for (let i = 0; i < 200 && parts.length < 200; i += 1) await new Promise((r) => setTimeout(r, 25));
+    await outbox.stop();
+    assert.deepEqual(
+      [...parts].sort((a, b) => a - b),
+      Array.from({ length: 200 }, (_, i) => i),
+    );
+  });
+
   it('mail over smtps (TLS from the first byte) with credentials; refused credentials are retried, not dropped', async () => {
     const smtp = await startTestSmtp({ secure: true, auth: { user: 'u@basalt.test', pass: 'pw:1/2' } });
     try {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { openDatabase, type DatabaseHandle } from '../../src/infra/db/index.js';
+import { gatherForCommit, openDatabase, type DatabaseHandle, type Executor } from '../../src/infra/db/index.js';
 import { BackgroundCheckpointer } from '../../src/infra/db/checkpointer.js';
 import { WriteBatcher } from '../../src/infra/db/write-batcher.js';
 
@@ -76,6 +76,33 @@ describe('write transactions on SQLite share commits', () => {
     const now = names();
     assert.ok(now.includes('batch-a') && now.includes('batch-b'), now.join(','));
     assert.ok(!now.includes('half-done'), 'the failed write left nothing behind');
+  });
+
+  it('values gathered for the commit are written once per shared commit, and not at all for a write that fails', async () => {
+    await sql`create table gathered (id integer primary key, names text not null)`.execute(handle.db);
+    const flush = async (trx: Executor, values: string[]) => {
+      await sql`insert into gathered (names) values (${values.join(',')})`.execute(trx);
+    };
+    const gathering = (name: string, fail = false) =>
+      handle.transact(async (trx) => {
+        assert.equal(gatherForCommit(trx, 'names', name, flush), true);
+        if (fail) await sql`insert into items (name) values ('taken')`.execute(trx); // unique violation
+        return name;
+      });
+    const rows = () => (other.prepare('select names from gathered order by id').all() as { names: string }[]).map((r) => r.names);
+    await Promise.all([gathering('g1'), gathering('g2'), gathering('g3')]);
+    assert.deepEqual(rows(), ['g1,g2,g3'], 'one row for the three writes of one commit');
+    // A failure rolls the batch back; each write runs again alone, with its own buffer.
+    const results = await Promise.allSettled([gathering('h1'), gathering('h2', true), gathering('h3')]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(rows().slice(1), ['h1', 'h3'], 'the failed write gathered nothing that stays');
+    // Outside a `transact` transaction nothing is gathered: the caller writes at once.
+    assert.equal(gatherForCommit(handle.db, 'names', 'x', flush), false);
+    await handle.db.transaction().execute(async (trx) => assert.equal(gatherForCommit(trx, 'names', 'y', flush), false));
+    assert.equal(rows().length, 3);
   });
 
   it('a write sent alone is its own transaction and settles after its commit', async () => {

@@ -7,6 +7,7 @@ import type { DB } from './schema.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import { EpochBumper, type EpochDeclarations } from './epoch-bumps.js';
 import { WriteBatcher, type Transact } from './write-batcher.js';
+import { withCommitBuffer } from './commit-buffer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Database = Kysely<DB>;
@@ -21,8 +22,9 @@ export interface DatabaseHandle {
    * arriving together share a commit (infra/db/write-batcher.ts).
    *
    * Which to use: `transact` is for the small, independent writes of hot endpoints that many
-   * clients call at once (the Sentry collector, the alert receiver, and OAuth's storage, which the
-   * token endpoint drives and its other callers share).
+   * clients call at once (the Sentry collector, the alert receiver, OAuth's storage, which the
+   * token endpoint drives and its other callers share, and personal tokens). Its transaction
+   * carries a commit buffer: `gatherForCommit` values are written once, just before the COMMIT.
    * Its work may run twice (alone again when a neighbour in its batch threw), so it touches only
    * the transaction it is given and has no effect outside it, and it returns expected refusals
    * as values: a throw rolls back the whole batch, so only rare failures throw (a retried event).
@@ -228,7 +230,7 @@ function openPostgres(url: string, schema: string | null, max: number): Database
     db,
     dialect: 'postgres',
     // Concurrent transactions on several connections: each request's own, no batching.
-    transact: (work) => db.transaction().execute(work),
+    transact: (work) => db.transaction().execute(withCommitBuffer(work)),
     epochs: bumper,
     dataVersion: versionReadShared(
       bumper,

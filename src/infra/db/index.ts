@@ -7,6 +7,7 @@ export { flag, isUniqueViolation } from './values.js';
 export { CompiledOnce } from './compiled-once.js';
 export { Repository } from './repository.js';
 export type { Transact } from './write-batcher.js';
+export { gatherForCommit } from './commit-buffer.js';
 export { bumpEpoch, readEpoch, type EpochName } from './epochs.js';
 export type { EpochTables } from './epoch-tables.js';
 export type { EpochDeclarations } from './epoch-bumps.js';

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './schema.js';
+import { dropCommitBuffer, flushCommitBuffer, openCommitBuffer, withCommitBuffer } from './commit-buffer.js';
 
 /** Runs `work` in a transaction that is committed before the returned promise settles. */
 export type Transact = <T>(work: (trx: Transaction<DB>) => Promise<T>) => Promise<T>;
@@ -93,9 +94,13 @@ export class WriteBatcher {
   private async together(jobs: readonly Job[]): Promise<boolean> {
     const trx = await this.db.startTransaction().execute();
     const values: unknown[] = [];
+    // What the jobs gather for the commit (infra/db/commit-buffer.ts) is written once for all.
+    openCommitBuffer(trx);
     try {
       for (const job of jobs) values.push(await job.work(trx));
+      await flushCommitBuffer(trx);
     } catch {
+      dropCommitBuffer(trx);
       await trx.rollback().execute();
       return false;
     }
@@ -111,7 +116,7 @@ export class WriteBatcher {
 
   private async alone(job: Job): Promise<void> {
     try {
-      job.resolve(await this.db.transaction().execute(job.work));
+      job.resolve(await this.db.transaction().execute(withCommitBuffer(job.work)));
     } catch (error) {
       job.reject(error);
     }

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { sql, type Updateable } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
-import { CompiledOnce, type Database, type Dialect, type Executor } from '../db/index.js';
+import { CompiledOnce, gatherForCommit, type Database, type Dialect, type Executor } from '../db/index.js';
 import type { OutboxTable } from '../db/tables/outbox.js';
 
 export type SendResult = { ok: true } | { ok: false; error: string; permanent?: boolean; retryAfterMs?: number };
@@ -89,7 +89,9 @@ const INSERT_ITEM = new CompiledOnce(5, (db, kind: string, messageId: string, pa
 /** Above this use of the event loop, or this rate of requests, each poll sends one batch only. */
 const BUSY_UTILIZATION = 0.5;
 const BUSY_REQUESTS_PER_SECOND = 100;
-/** The batch a busy process sends each poll (mail at 16 a second while a storm lasts). */
+/** The shortest gap whose requests tell whether the process is busy (IDLE_GAP_MS, below, is as long). */
+const MIN_JUDGED_GAP_MS = 20;
+/** The batch a busy process sends each poll (mail at 16 a second while a storm lasts), in parts. */
 const BUSY_BATCH = 16;
 /** Items a drain sends while the process is not busy, before it looks again. */
 const IDLE_CHUNK = 500;
@@ -97,6 +99,23 @@ const IDLE_CHUNK = 500;
 const IDLE_YIELD_REQUESTS = 20;
 /** The gap between two such drains, long enough to see whether requests keep the loop busy. */
 const IDLE_GAP_MS = 20;
+
+function itemOf(row: ClaimedRow): OutboxItem {
+  return {
+    id: Number(row.id),
+    kind: row.kind,
+    messageId: row.message_id,
+    payload: JSON.parse(row.payload) as unknown,
+    attempts: Number(row.attempts),
+    createdAt: Number(row.created_at),
+  };
+}
+
+/** The work an item stands for: its parts (`enqueuePart`), or one. */
+function weightOf(item: OutboxItem): number {
+  const parts = (item.payload as { parts?: unknown } | null)?.parts;
+  return Array.isArray(parts) ? Math.max(1, parts.length) : 1;
+}
 
 const errorText = (error: unknown) => String((error as Error)?.message ?? error).slice(0, 2000);
 
@@ -110,6 +129,8 @@ const errorText = (error: unknown) => String((error as Error)?.message ?? error)
  */
 export class Outbox {
   private readonly kinds = new Map<string, OutboxKind>();
+  /** `enqueuePart`'s writer of a transaction's gathered parts, one per kind. */
+  private readonly partFlushes = new Map<string, (executor: Executor, parts: unknown[]) => Promise<void>>();
   private readonly workerId = randomUUID();
   private readonly concurrency: number;
   private readonly leaseMs: number;
@@ -126,6 +147,8 @@ export class Outbox {
   private readonly sentIds: number[] = [];
   /** The event loop's use and the requests counted when the last drain ended: the gap since then holds none of the outbox's own work. */
   private gapStart = { utilization: performance.eventLoopUtilization(), requests: 0, at: performance.now() };
+  /** Whether the last gap long enough to judge found the process busy. */
+  private lastVerdict = false;
   /** Requests this process has begun (`noteRequest`), the measure of load that CPU contention cannot hide. */
   private requests = 0;
   /** A sequence for message ids within one millisecond of this process. */
@@ -166,6 +189,21 @@ export class Outbox {
     this.poke();
   }
 
+  /**
+   * Queues `part` of an item of `kind` whose payload is `{ parts: [...] }`: inside a `transact`
+   * transaction the parts its requests queue make one item, written just before it commits (a
+   * shared commit of 30 alerts writes one row, not 30); elsewhere an item of this part alone.
+   * The kind's sender handles each part as if it were an item of its own.
+   */
+  async enqueuePart(executor: Executor, kind: string, part: unknown): Promise<void> {
+    let flush = this.partFlushes.get(kind);
+    if (!flush) {
+      flush = (trx: Executor, parts: unknown[]) => this.enqueue(trx, kind, { parts });
+      this.partFlushes.set(kind, flush);
+    }
+    if (!gatherForCommit(executor, `outbox:${kind}`, part, flush)) await this.enqueue(executor, kind, { parts: [part] });
+  }
+
   /** Items per kind and state (sending ones count as pending), for `/-/metrics` and operators. */
   async counts(): Promise<Array<{ kind: string; state: string; n: number }>> {
     const rows = await this.db
@@ -198,10 +236,12 @@ export class Outbox {
 
   /**
    * Sends due items until none is left (or `limit` were handled); tests call it instead of
-   * waiting for the loop. Returns how many items were handled. With `yieldTo`, it stops claiming
-   * once that many requests have begun since it started (requests come first).
+   * waiting for the loop. Returns how many items were handled, an item of parts
+   * (`enqueuePart`) counting as many as it has. With `yieldTo`, it stops claiming once that many
+   * requests have begun since it started (requests come first); `oneAtATime` claims items one by
+   * one, so a busy process's bounded batch is not overshot by a claim of large items.
    */
-  async drain(limit = 10_000, options: { yieldTo?: number } = {}): Promise<number> {
+  async drain(limit = 10_000, options: { yieldTo?: number; oneAtATime?: boolean } = {}): Promise<number> {
     const requestsAtStart = this.requests;
     let done = 0;
     const inFlight = new Set<Promise<void>>();
@@ -218,14 +258,20 @@ export class Outbox {
     try {
       while (done < limit) {
         // Claims go in batches: when half the slots are free, not one statement per item.
-        if (options.yieldTo !== undefined && this.requests - requestsAtStart >= options.yieldTo) exhausted = true;
+        if (options.yieldTo !== undefined && this.requests - requestsAtStart >= options.yieldTo) {
+          // Requests came while it sent: the process counts as busy until a gap says otherwise.
+          exhausted = true;
+          this.lastVerdict = true;
+        }
         if (!exhausted && inFlight.size <= this.concurrency / 2 && done < limit) {
-          const batch = await this.claim(Math.min(this.concurrency - inFlight.size, limit - done));
+          const want = options.oneAtATime ? 1 : Math.min(this.concurrency - inFlight.size, limit - done);
+          const batch = await this.claim(want);
           if (batch.length === 0) exhausted = true;
           for (const row of batch) {
-            done += 1;
-            const task: Promise<void> = this.deliver(row)
-              .catch((error: unknown) => this.log.error({ err: error, outbox: row.id }, 'outbox delivery failed'))
+            const item = itemOf(row);
+            done += weightOf(item);
+            const task: Promise<void> = this.deliver(item)
+              .catch((error: unknown) => this.log.error({ err: error, outbox: item.id }, 'outbox delivery failed'))
               .finally(() => inFlight.delete(task));
             inFlight.add(task);
           }
@@ -295,9 +341,14 @@ export class Outbox {
    * others waits for the CPU in the poll phase, which counts as idle.
    */
   private busy(): boolean {
-    const seconds = Math.max(0.001, (performance.now() - this.gapStart.at) / 1000);
-    if ((this.requests - this.gapStart.requests) / seconds > BUSY_REQUESTS_PER_SECOND) return true;
-    return performance.eventLoopUtilization(performance.eventLoopUtilization(), this.gapStart.utilization).utilization > BUSY_UTILIZATION;
+    const seconds = (performance.now() - this.gapStart.at) / 1000;
+    const loopBusy =
+      performance.eventLoopUtilization(performance.eventLoopUtilization(), this.gapStart.utilization).utilization > BUSY_UTILIZATION;
+    // Right after a drain no request may have arrived yet, whatever the load: a gap too short to
+    // count requests in keeps the verdict of the last one that was long enough.
+    if (seconds < MIN_JUDGED_GAP_MS / 1000) return loopBusy || this.lastVerdict;
+    this.lastVerdict = loopBusy || (this.requests - this.gapStart.requests) / seconds > BUSY_REQUESTS_PER_SECOND;
+    return this.lastVerdict;
   }
 
   /**
@@ -313,7 +364,7 @@ export class Outbox {
       this.pokePending = false;
       const busy = this.busy();
       const limit = busy ? Math.min(this.concurrency, BUSY_BATCH) : IDLE_CHUNK;
-      this.running = this.drain(limit, busy ? {} : { yieldTo: IDLE_YIELD_REQUESTS })
+      this.running = this.drain(limit, busy ? { oneAtATime: true } : { yieldTo: IDLE_YIELD_REQUESTS })
         .then(async (done) => {
           await this.prune();
           return done;
@@ -363,15 +414,7 @@ export class Outbox {
     return result.rows;
   }
 
-  private async deliver(row: ClaimedRow): Promise<void> {
-    const item: OutboxItem = {
-      id: Number(row.id),
-      kind: row.kind,
-      messageId: row.message_id,
-      payload: JSON.parse(row.payload) as unknown,
-      attempts: Number(row.attempts),
-      createdAt: Number(row.created_at),
-    };
+  private async deliver(item: OutboxItem): Promise<void> {
     const handler = this.kinds.get(item.kind);
     let result: SendResult;
     if (!handler) result = { ok: false, error: `no handler for outbox kind ${item.kind}` };

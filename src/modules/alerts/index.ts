@@ -53,9 +53,9 @@ export function createAlertsModule(platform: Platform, deps: AlertsModuleDeps): 
     deps.projects.projects,
     incidents,
     () => deps.recipients,
-    (executor, item) => platform.outbox.enqueue(executor, ALERT_MAIL_KIND, item),
+    (executor, item) => platform.outbox.enqueuePart(executor, ALERT_MAIL_KIND, item),
   );
-  // Alert mail: one item per alert in the ingest transaction, its e-mails made by the outbox job.
+  // Alert mail: one item per ingest commit (its alerts as parts), its e-mails made by the outbox job.
   const alertMail = new AlertMailExpansion(
     db,
     config.externalUrl,

@@ -52,13 +52,14 @@ export interface AlertRecipients {
 export const ALERT_EMAIL_EVENT = 'alert_fired';
 
 /**
- * The outbox kind of "an alert fired or was resolved, mail its recipients": one small item per
- * alert, written in the ingest transaction; the outbox job turns it into the e-mails
- * (alert-mail.service.ts), so the request pays one insert whatever the number of recipients.
+ * The outbox kind of "alerts fired or were resolved, mail their recipients": each alert is a
+ * part of the item its ingest transaction writes (`Outbox.enqueuePart`: one row per shared
+ * commit, whatever the number of alerts in it); the outbox job turns each part into the e-mails
+ * (alert-mail.service.ts), so a request pays a share of one insert whatever the recipients.
  */
 export const ALERT_MAIL_KIND = 'alert_email';
 
-/** What an alert-mail item holds: the alert as it was when it fired or was resolved. */
+/** What an alert-mail part holds: the alert as it was when it fired or was resolved. */
 export interface AlertMailItem {
   projectId: number;
   projectPath: string;
