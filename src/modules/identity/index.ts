@@ -70,7 +70,14 @@ export function createIdentityModule(platform: Platform, deps: IdentityModuleDep
     maxLifetimeMs: config.sessionMaxLifetimeDays * 86_400_000,
   });
   const users = new UsersService(db, userRows, clock, platform.bus, sessions);
-  const tokens = new TokensService(db, new TokensRepository(db), clock, config.maxAccessTokenLifetimeDays, platform.bus);
+  const tokens = new TokensService(
+    db,
+    new TokensRepository(db),
+    clock,
+    config.maxAccessTokenLifetimeDays,
+    platform.bus,
+    platform.database.transact,
+  );
   const pageAuth = new PageAuth(sessions, config);
   const internalUsers = new InternalUsers(db, userRows, users);
   const signInAddresses = new SignInAddresses(db, new SignInAddressesRepository(db), clock, platform.bus);

@@ -2,7 +2,7 @@ import { auditAuthor, sudoDetails, type AuditEntityType } from '../../infra/audi
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js';
-import { EpochCache, type Database, type Executor } from '../../infra/db/index.js';
+import { EpochCache, type Database, type Executor, type Transact } from '../../infra/db/index.js';
 import { API_SCOPES, type Actor, type CredentialKind, type ResolvedToken } from '../../infra/auth/index.js';
 import { ForbiddenError, NotFoundError, ValidationError, type ValidationMessages } from '../../infra/errors/index.js';
 import type { TokensRepository, TokenKind, TokenListFilter, TokenRow } from './tokens.repository.js';
@@ -110,6 +110,11 @@ export class TokensService {
     /** MAX_ACCESS_TOKEN_LIFETIME_DAYS: no new token lives longer. */
     private readonly maxLifetimeDays: number,
     private readonly bus: DomainEventBus,
+    /**
+     * The database's write transactions: on SQLite the shared commit (infra/db/write-batcher.ts),
+     * so tokens created at once share one commit's log pages, their audit rows' included.
+     */
+    private readonly transact: Transact,
   ) {
     this.resolved = new EpochCache({ db, epochs: ['credentials'], clock, ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX });
   }
@@ -156,7 +161,7 @@ export class TokensService {
     const token = options.secret ?? generateToken(TOKEN_PREFIX.personal);
     // The token and its audit event are written in one transaction (the caller's, or one of its own).
     if (!options.executor && options.audit !== 'none') {
-      return this.db.transaction().execute((trx) => this.create(userId, kind, input, { ...options, executor: trx, secret: token }));
+      return this.transact((trx) => this.create(userId, kind, input, { ...options, executor: trx, secret: token }));
     }
     const row = await repo.insert({
       userId,
@@ -334,7 +339,7 @@ export class TokensService {
 
   /** Cached lookups end everywhere with the credentials epoch the repository bumps. */
   async revoke(row: TokenRow, audit?: TokenAudit): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.transact(async (trx) => {
       await this.tokens.on(trx).revoke(row.id);
       await this.audited(trx, row, 'revoked', audit);
     });
@@ -357,7 +362,7 @@ export class TokensService {
 
   /** Revokes the token and issues a new one with the same name, scopes and owner. */
   async rotate(row: TokenRow, expiresAt: string | null | undefined, audit?: TokenAudit): Promise<CreatedToken> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.transact(async (trx) => {
       await this.tokens.on(trx).revoke(row.id);
       const defaultExpiry = dateAfter(this.clock.now(), Math.min(ROTATION_DAYS, this.maxLifetimeDays));
       const created = await this.create(
