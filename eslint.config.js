@@ -71,7 +71,7 @@ export default tseslint.config(
     },
   },
   {
-    // Plain CommonJS run as a worker thread (src/infra/db/checkpointer.worker.cjs): no types to check.
+    // Plain CommonJS run as worker threads (checkpointer.worker.cjs, smtp.worker.cjs): no types to check.
     files: ['src/**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {

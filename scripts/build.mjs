@@ -38,5 +38,7 @@ copyFileSync(
   path.join(root, 'src', 'infra', 'db', 'checkpointer.worker.cjs'),
   path.join(root, 'dist', 'infra', 'db', 'checkpointer.worker.cjs'),
 );
+// The SMTP thread's code, the same kind of file (infra/mail/smtp-worker.ts).
+copyFileSync(path.join(root, 'src', 'infra', 'mail', 'smtp.worker.cjs'), path.join(root, 'dist', 'infra', 'mail', 'smtp.worker.cjs'));
 // `basalt` (package.json bin) runs as a program: tsc keeps its shebang but not an executable mode.
 chmodSync(path.join(root, 'dist', 'cli.js'), 0o755);

@@ -1,8 +1,8 @@
-import nodemailer, { type Transporter } from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import type { MailConfig } from '../../config/index.js';
 import type { Executor } from '../db/index.js';
 import type { Outbox, OutboxItem, SendResult } from '../outbox/index.js';
+import { SmtpWorker } from './smtp-worker.js';
 
 /** The outbox kind of e-mails. */
 export const EMAIL_KIND = 'email';
@@ -19,11 +19,11 @@ export interface EmailMessage {
 /**
  * Mail over SMTP through the outbox. `enqueue` writes the message in the caller's transaction
  * (nothing at all when SMTP_URL is unset); the outbox's loop hands it to nodemailer's pooled
- * SMTP transport. The outbox item's message id is the mail's Message-ID, so a retry after a
+ * SMTP transport, which runs on a thread of its own (smtp-worker.ts). The outbox item's message id is the mail's Message-ID, so a retry after a
  * send whose answer was lost carries the same id and the receiving side can recognise it.
  */
 export class Mailer {
-  private transport: Transporter | null = null;
+  private smtp: SmtpWorker | null = null;
 
   constructor(
     private readonly config: MailConfig | null,
@@ -50,57 +50,42 @@ export class Mailer {
   }
 
   async close(): Promise<void> {
-    this.transport?.close();
-    this.transport = null;
+    const smtp = this.smtp;
+    this.smtp = null;
+    await smtp?.close();
   }
 
-  private transporter(config: MailConfig): Transporter {
-    if (!this.transport) {
-      // smtp:// upgrades with STARTTLS when the server offers it (nodemailer's default unless
-      // ignoreTLS); smtps:// is TLS from the first byte. A pool keeps a few connections open so
-      // hundreds of mails a second do not each pay a handshake.
-      this.transport = nodemailer.createTransport({
-        url: config.smtpUrl,
-        pool: true,
-        maxConnections: 10,
-        maxMessages: 1000,
-        connectionTimeout: 30_000,
-        greetingTimeout: 30_000,
-        socketTimeout: 120_000,
-      });
-    }
-    return this.transport;
+  /** The SMTP thread, started on the first message and again after it stopped. */
+  private smtpFor(config: MailConfig): SmtpWorker {
+    if (!this.smtp || this.smtp.stopped) this.smtp = new SmtpWorker(config.smtpUrl);
+    return this.smtp;
   }
 
   private async send(item: OutboxItem): Promise<SendResult> {
     const config = this.config;
     if (!config) return { ok: false, error: 'mail is not configured (SMTP_URL is unset)', retryAfterMs: 3_600_000 };
     const message = item.payload as EmailMessage;
-    try {
-      await this.transporter(config).sendMail({
-        from: config.from,
-        ...(config.replyTo ? { replyTo: config.replyTo } : {}),
-        to: message.to,
-        subject: message.subject,
-        text: message.text,
-        ...(message.html ? { html: message.html } : {}),
-        headers: { ...message.headers },
-        messageId: `<${item.messageId}>`,
-        date: new Date(item.createdAt),
-      });
-      return { ok: true };
-    } catch (error) {
-      const failure = error as Error & { responseCode?: number; code?: string };
-      // A 5xx answer to this message (unknown mailbox, refused content) will not change on a
-      // retry; everything else will: 4xx, connection failures, and refused credentials (the
-      // operator fixes SMTP_URL, and the queued mail goes out then).
-      const permanent =
-        (failure.code === 'EENVELOPE' || failure.code === 'EMESSAGE') &&
-        typeof failure.responseCode === 'number' &&
-        failure.responseCode >= 500 &&
-        failure.responseCode < 600;
-      this.log.warn({ outbox: item.id, code: failure.code, responseCode: failure.responseCode }, 'mail not delivered');
-      return { ok: false, error: failure.message ?? String(error), permanent };
-    }
+    const outcome = await this.smtpFor(config).send({
+      from: config.from,
+      ...(config.replyTo ? { replyTo: config.replyTo } : {}),
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      ...(message.html ? { html: message.html } : {}),
+      headers: { ...message.headers },
+      messageId: `<${item.messageId}>`,
+      date: item.createdAt,
+    });
+    if (outcome.ok) return { ok: true };
+    // A 5xx answer to this message (unknown mailbox, refused content) will not change on a
+    // retry; everything else will: 4xx, connection failures, and refused credentials (the
+    // operator fixes SMTP_URL, and the queued mail goes out then).
+    const permanent =
+      (outcome.code === 'EENVELOPE' || outcome.code === 'EMESSAGE') &&
+      typeof outcome.responseCode === 'number' &&
+      outcome.responseCode >= 500 &&
+      outcome.responseCode < 600;
+    this.log.warn({ outbox: item.id, code: outcome.code, responseCode: outcome.responseCode }, 'mail not delivered');
+    return { ok: false, error: outcome.message, permanent };
   }
 }
