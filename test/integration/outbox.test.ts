@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { ManualClock } from '../../src/infra/clock.js';
 import { Mailer } from '../../src/infra/mail/index.js';
+import { SmtpWorker } from '../../src/infra/mail/smtp-worker.js';
 import { Outbox, type OutboxItem, type SendResult } from '../../src/infra/outbox/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startTestSmtp } from '../helpers/smtp.js';
@@ -260,6 +261,25 @@ describe('outbox', () => {
     );
   });
 
+  it('the SMTP thread: a message in flight when it stops fails (to be retried), a stopped thread sends nothing', async () => {
+    const smtp = await startTestSmtp({});
+    try {
+      const thread = new SmtpWorker(smtp.url());
+      const mail = { from: 'basalt@basalt.test', to: 'ann@example.com', subject: 's', text: 't', headers: {}, messageId: '<m@x>', date: 0 };
+      assert.deepEqual(await thread.send(mail), { ok: true });
+      const inFlight = thread.send({ ...mail, messageId: '<m2@x>' });
+      await thread.close();
+      assert.equal(thread.stopped, true);
+      const outcome = await inFlight;
+      // Sent before the thread closed its pool, or failed with the thread: never left hanging.
+      assert.ok(outcome.ok || /SMTP thread/.test(outcome.message), JSON.stringify(outcome));
+      const after = await thread.send({ ...mail, messageId: '<m3@x>' });
+      assert.equal(after.ok, false);
+    } finally {
+      await smtp.close();
+    }
+  });
+
   it('mail over smtps (TLS from the first byte) with credentials; refused credentials are retried, not dropped', async () => {
     const smtp = await startTestSmtp({ secure: true, auth: { user: 'u@basalt.test', pass: 'pw:1/2' } });
     try {
@@ -275,6 +295,14 @@ describe('outbox', () => {
       assert.deepEqual(mail?.to, ['ann@example.com']);
       assert.equal(mail?.text.trim(), 'plain');
       assert.equal(mail?.html, '<p>html</p>');
+      // The SMTP thread ended with close: the next message starts another.
+      await good.enqueue(database.handle.db, { to: 'bob@example.com', subject: 'Again', text: 'again' });
+      await outbox.drain();
+      await good.close();
+      assert.deepEqual(
+        smtp.received.map((m) => m.to),
+        [['ann@example.com'], ['bob@example.com']],
+      );
 
       const wrong = make();
       const bad = new Mailer(
