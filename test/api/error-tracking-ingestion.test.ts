@@ -209,6 +209,8 @@ describe('error tracking ingestion and grouping', () => {
   it('envelopes: items with and without length, empty lines, dropped and unknown types, sessions counted', async () => {
     const p = await fresh();
     const now = new Date().toISOString();
+    // Built once: its timestamp (now) must be the same text in the item and in its length.
+    const event = JSON.stringify(exceptionEvent({}));
     const session = (status: string, init: boolean, errors = 0) => ({
       sid: 'x',
       init,
@@ -230,8 +232,8 @@ describe('error tracking ingestion and grouping', () => {
       '{"check_in_id":"c","status":"ok"}',
       '{"type":"future_item_type"}',
       '{"anything": true}',
-      `{"type":"event","length":${Buffer.byteLength(JSON.stringify(exceptionEvent({})))}}`,
-      JSON.stringify(exceptionEvent({})),
+      `{"type":"event","length":${Buffer.byteLength(event)}}`,
+      event,
       '',
       '',
     ].join('\n');
