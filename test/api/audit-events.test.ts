@@ -83,6 +83,25 @@ describe('audit events', () => {
     assert.ok(!text.includes('password-123'), 'no password is stored');
   });
 
+  it('tokens created at once (one shared commit on SQLite) are each recorded once, in the order they were written', async () => {
+    const created = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        t.api('POST', '/user/personal_access_tokens', { token: owner.token, body: { name: `at-once-${i}`, scopes: ['read_api'] } }),
+      ),
+    );
+    const ids = created.map((res) => (assert.equal(res.statusCode, 201, res.body), res.json<{ id: number }>().id));
+    const events = (await named('personal_access_token_created')).filter((e) => ids.includes(e.details.target_id as number));
+    assert.equal(events.length, 6, 'one event per token');
+    assert.deepEqual(new Set(events.map((e) => e.details.target_id)), new Set(ids));
+    // Newest first: the later token's event has the higher id.
+    const byToken = [...events].sort((a, b) => (a.details.target_id as number) - (b.details.target_id as number));
+    assert.deepEqual(
+      byToken.map((e) => e.id),
+      [...byToken.map((e) => e.id)].sort((a, b) => a - b),
+    );
+    for (const event of events) assert.equal(event.author_id, owner.user.id);
+  });
+
   it('records project access tokens under the project, and impersonation tokens by the administrator', async () => {
     const created = await t.api('POST', `/projects/${projectId}/access_tokens`, {
       token: owner.token,
