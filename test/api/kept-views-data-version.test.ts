@@ -33,9 +33,10 @@ describe('kept views and the shared data version', () => {
     await createProject(t.app, dana);
     const after = await database.dataVersion(request);
     assert.notEqual(after, first, 'a write of this process moves the version the request reads next');
-    // A fresh read (another request) agrees with the request's own.
+    // A fresh read (another request) sees the write too. On PostgreSQL the snapshot is the whole
+    // database's, which other suites running beside this one move further: not the version before it.
     await nextTurn();
-    assert.equal(await database.dataVersion({}), after);
+    assert.notEqual(await database.dataVersion({}), first);
   });
 
   it('a commit of another process moves the version read in a later turn', async () => {
