@@ -28,6 +28,20 @@ describe('outbox', () => {
   const state = async (messageId: string) =>
     database.handle.db.selectFrom('outbox').selectAll().where('message_id', '=', messageId).executeTakeFirstOrThrow();
 
+  /**
+   * Starts `outbox`'s loop while "requests" arrive, a thousand a second or so, each costing nothing
+   * here, and returns once they have come for a second and a half.
+   */
+  const startWhileRequestsCome = async (outbox: Outbox) => {
+    const requests = setInterval(() => {
+      for (let i = 0; i < 5; i += 1) outbox.noteRequest();
+    }, 5);
+    await new Promise((r) => setTimeout(r, 50));
+    outbox.start();
+    await new Promise((r) => setTimeout(r, 1_500));
+    clearInterval(requests);
+  };
+
   it('enqueues only with a committed transaction, once per message id, and delivers', async () => {
     const outbox = make();
     const sent: string[] = [];
@@ -216,14 +230,7 @@ describe('outbox', () => {
     await database.handle.db.transaction().execute(async (trx) => {
       for (let i = 0; i < 200; i += 1) await outbox.enqueue(trx, 't8', { i });
     });
-    // A thousand requests a second or so, each costing nothing here.
-    const requests = setInterval(() => {
-      for (let i = 0; i < 5; i += 1) outbox.noteRequest();
-    }, 5);
-    await new Promise((r) => setTimeout(r, 50));
-    outbox.start();
-    await new Promise((r) => setTimeout(r, 1_500));
-    clearInterval(requests);
+    await startWhileRequestsCome(outbox);
     const whileBusy = sent;
     assert.ok(whileBusy >= 5 && whileBusy <= 35, `${whileBusy} sent while requests came (a batch of 5 per 300 ms poll)`);
     for (let i = 0; i < 200 && sent < 200; i += 1) await new Promise((r) => setTimeout(r, 25));
@@ -243,13 +250,7 @@ describe('outbox', () => {
     }
     const items = await database.handle.db.selectFrom('outbox').select('id').where('kind', '=', 't9').execute();
     assert.equal(items.length, 20, 'one item per commit');
-    const requests = setInterval(() => {
-      for (let i = 0; i < 5; i += 1) outbox.noteRequest();
-    }, 5);
-    await new Promise((r) => setTimeout(r, 50));
-    outbox.start();
-    await new Promise((r) => setTimeout(r, 1_500));
-    clearInterval(requests);
+    await startWhileRequestsCome(outbox);
     const whileBusy = parts.length;
     // Five polls at most, each one item of ten parts (a batch of 5 parts is reached by the first).
     assert.ok(whileBusy >= 10 && whileBusy <= 60, `${whileBusy} parts sent while requests came`);

@@ -54,7 +54,7 @@ export function dropCommitBuffer(trx: Executor): void {
   buffers.delete(trx);
 }
 
-/** `work` in a transaction opened by `begin`, with a commit buffer flushed before the commit. */
+/** `work` for a transaction of its own (`db.transaction().execute`), with a buffer written before its commit. */
 export function withCommitBuffer<T, Trx extends Executor>(work: (trx: Trx) => Promise<T>): (trx: Trx) => Promise<T> {
   return async (trx) => {
     openCommitBuffer(trx);

@@ -19,11 +19,8 @@ interface Batch {
 
 class DuplicateEvent extends Error {}
 
-/** An error whose first event was just stored, or that an event just reopened. */
-export type ReportedError = ErrorReport;
-
 /** Called in the ingestion's transaction for a new or regressed error only (the error mails). */
-export type ErrorReported = (trx: Executor, error: ReportedError) => Promise<void>;
+export type ErrorReported = (trx: Executor, error: ErrorReport) => Promise<void>;
 
 /**
  * Turns accepted bodies into rows. Everything one request carries is written in one
