@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import type { TestApp } from '../helpers/app.js';
 import { TestBrowser } from '../helpers/auth-browser.js';
+import { renameTable } from '../helpers/database.js';
 import type { TestUser } from '../helpers/factories.js';
 import { exceptionEvent, post, sentryAuth, storePath, type TrackedProject, trackedProject } from '../helpers/sentry.js';
 import { appWithUsers } from '../helpers/suite.js';
@@ -35,8 +35,7 @@ describe('error tracking lookups: a database failure is not "not found"', () => 
     const token = TestBrowser.csrfOf(page.body);
     assert.equal((await browser.request('GET', `/${fullPath}/-/error_tracking/${id + 1000}/details`)).statusCode, 404);
 
-    const db = t.database.handle.db;
-    await sql`alter table error_tracking_errors rename to error_tracking_errors_away`.execute(db);
+    await renameTable(t.database, 'error_tracking_errors', 'error_tracking_errors_away');
     try {
       const failed = await browser.request('GET', href);
       assert.equal(failed.statusCode, 500);
@@ -45,7 +44,7 @@ describe('error tracking lookups: a database failure is not "not found"', () => 
       assert.equal(posted.statusCode, 500);
       assert.doesNotMatch(posted.body, /does not exist/);
     } finally {
-      await sql`alter table error_tracking_errors_away rename to error_tracking_errors`.execute(db);
+      await renameTable(t.database, 'error_tracking_errors_away', 'error_tracking_errors');
     }
   });
 });

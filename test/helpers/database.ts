@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/infra/db/index.js';
 import { MIGRATION_LOCK_KEY, migrateTo } from '../../src/infra/db/migrator.js';
@@ -33,6 +34,20 @@ export async function withSchemaLock<T>(url: string, work: (client: pg.Client) =
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     await client.end();
   }
+}
+
+/**
+ * Renames a table of a test database. On PostgreSQL it takes the migration lock: another
+ * suite's migration lists the tables of every schema, and a table renamed while that list is
+ * read fails its query ("relation … does not exist").
+ */
+export async function renameTable(database: TestDatabase, from: string, to: string): Promise<void> {
+  if (database.databaseUrl && database.schema) {
+    const schema = database.schema;
+    await withSchemaLock(database.databaseUrl, (client) => client.query(`alter table ${schema}.${from} rename to ${to}`));
+    return;
+  }
+  await sql.raw(`alter table ${from} rename to ${to}`).execute(database.handle.db);
 }
 
 export interface TestDatabase {
