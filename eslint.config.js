@@ -33,6 +33,7 @@ export default tseslint.config(
     ignores: [
       'dist/**',
       'dist-bench/**',
+      '.test-build/**',
       'node_modules/**',
       'data/**',
       'bench/results/**',

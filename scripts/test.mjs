@@ -1,5 +1,5 @@
-// `npm test`: every suite on SQLite, then the API suite again on PostgreSQL when
-// TEST_DATABASE_URL is set (one switch: BASALT_TEST_DB). Suites needing Redis, Chromium or
+// `npm test`: every suite on SQLite, then the API suites about stored state again on PostgreSQL
+// when TEST_DATABASE_URL is set (one switch: BASALT_TEST_DB). Suites needing Redis, Chromium or
 // Alertmanager skip themselves with a reason when those are missing.
 // Usage: npm test [-- <path filter>...]
 // BASALT_TEST_COVERAGE=1 measures the line coverage of src/ in the SQLite run of the in-process
@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildTests, testBuildDir } from './test-build.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const filters = process.argv.slice(2);
@@ -26,6 +27,13 @@ function testFiles(dir) {
 }
 
 const all = testFiles(path.join(root, 'test')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+
+// The suites run from their compiled copies (scripts/test-build.mjs), built once here.
+process.stdout.write(`compiled ${buildTests()} files for the test run\n`);
+/** A test file's compiled copy in .test-build/. */
+function compiledTestFile(file) {
+  return path.join(testBuildDir, path.relative(root, file)).replace(/\.tsx?$/, '.js');
+}
 
 const coverage = process.env.BASALT_TEST_COVERAGE === '1';
 const coverageFloorFile = path.join(root, '.ci', 'coverage-floor');
@@ -46,14 +54,13 @@ function run(label, files, env, { measure = false, held = false } = {}) {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
+        '--enable-source-maps',
         '--test',
         ...(measure ? ['--experimental-test-coverage'] : []),
         '--test-reporter=spec',
         `--test-concurrency=${concurrency}`,
         '--test-timeout=180000',
-        ...files,
+        ...files.map(compiledTestFile),
       ],
       { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', held ? 'pipe' : 'inherit'] },
     );
@@ -203,6 +210,14 @@ function buildOnce() {
     });
   });
 }
+/**
+ * API suites whose subject is above the database (HTML pages, rules over every route, git,
+ * counters outside the database) start with `// Not in the PostgreSQL tier: <why>.` and run on
+ * SQLite only; every other API suite runs on both.
+ */
+function sqliteOnly(file) {
+  return readFileSync(file, 'utf8').startsWith('// Not in the PostgreSQL tier:');
+}
 // Before any suite makes schemas of its own: suites going on at once must not see theirs dropped.
 if (process.env.TEST_DATABASE_URL) await dropStaleSchemas(process.env.TEST_DATABASE_URL);
 const built = buildOnce();
@@ -220,7 +235,7 @@ const endToEndRun = coverage
     )
   : null;
 if (process.env.TEST_DATABASE_URL) {
-  const apiSuite = all.filter((f) => f.includes(`${path.sep}api${path.sep}`));
+  const apiSuite = all.filter((f) => f.includes(`${path.sep}api${path.sep}`) && !sqliteOnly(f));
   const postgresRun = run('PostgreSQL (API suite)', apiSuite, { BASALT_TEST_DB: 'postgres' }, { held: endToEndRun !== null });
   results.push(...(await Promise.all([endToEndRun, postgresRun].filter((r) => r !== null))));
 } else {

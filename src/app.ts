@@ -11,6 +11,7 @@ import { ServiceUnavailableError, apiErrorHandler } from './infra/errors/index.j
 import { installBodyIdleTimeout } from './infra/http/body-timeout.js';
 import { installMethodNotAllowed } from './infra/http/method-not-allowed.js';
 import { KnownRoutes } from './infra/http/known-routes.js';
+import { sharedSchemaCompilers } from './infra/http/schema-compilers.js';
 import { createRequestMetrics, registerOutboxMetrics } from './infra/http/metrics.js';
 import { DomainMetricsRegistry } from './infra/http/domain-metrics.js';
 import { installCookies } from './infra/http/cookies.js';
@@ -103,6 +104,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Query strings (and /api/v4 form bodies) are read as Rack reads them for Grape
     // (`scopes[]=api`), and params are coerced as Grape does (infra/http/params.ts).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024, querystringParser: parseRackQuery },
+    // Compiled schemas are shared by the apps one process builds (infra/http/schema-compilers.ts).
+    schemaController: { compilersFactory: sharedSchemaCompilers },
     ajv: {
       customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true },
       plugins: [(ajv) => ajv.addKeyword({ keyword: AT_LEAST_ONE_OF, schemaType: 'array' })],

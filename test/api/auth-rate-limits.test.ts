@@ -1,3 +1,4 @@
+// Not in the PostgreSQL tier: rate-limit counters and the CAPTCHA service live in memory or Redis, not the database.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';

@@ -1,3 +1,4 @@
+// Not in the PostgreSQL tier: rate-limit counters and the CAPTCHA service live in memory or Redis, not the database.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,4 @@
+// Not in the PostgreSQL tier: HTML pages; the queries behind them are those of the API suites that run there.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';

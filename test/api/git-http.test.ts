@@ -1,3 +1,4 @@
+// Not in the PostgreSQL tier: git over HTTP; what it stores is covered by the storage-move suite.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// Not in the PostgreSQL tier: rules over every route (authorization, roles, request and answer forms), decided in code above the database.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
