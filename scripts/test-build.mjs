@@ -1,20 +1,21 @@
-// Compiles src/ and test/ once into .test-build/ for `npm test`, so that each test process
+// Compiles src/, test/ and scripts/ once into .test-build/ for `npm test`, so that each test process
 // loads plain JavaScript instead of compiling TypeScript through tsx's loader hooks (about
 // 1.4 s of CPU a process, where a run starts a few hundred of them).
 //
-// The folder mirrors the checkout: every file of src/ and test/ is copied (sources that tests
-// read, fixtures, static files, worker code), each .ts/.tsx gets its .js beside it with an
-// inline source map (stack traces and the coverage table name the .ts files), and the other
-// top-level entries are links to the checkout's own, so paths a test computes from its own
-// location (`../../dist`, `../../package.json`) lead where they do in the checkout.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+// The folder mirrors the checkout: every file of those folders is there as a link (sources that
+// tests read, fixtures, static files, worker code; a script run as a program runs from the
+// checkout, since Node follows the link of its main module), each .ts/.tsx gets its compiled .js
+// beside it with an inline source map (stack traces and the coverage table name the .ts files),
+// and the other top-level entries are links to the checkout's own, so paths a test computes from
+// its own location (`../../dist`, `../../package.json`) lead where they do in the checkout.
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 export const testBuildDir = path.join(root, '.test-build');
-const compiled = ['src', 'test'];
+const compiled = ['src', 'test', 'scripts'];
 /** Top-level folders the build, the tests and the benches write (.gitignore's). */
 const GENERATED = ['dist', 'dist-bench', 'data', 'coverage', 'release', 'test-output'];
 
@@ -36,7 +37,7 @@ export function buildTests() {
     for (const file of filesOf(path.join(root, top))) {
       const target = path.join(testBuildDir, path.relative(root, file));
       mkdirSync(path.dirname(target), { recursive: true });
-      copyFileSync(file, target);
+      symlinkSync(file, target);
       if (/\.tsx?$/.test(file) && !file.endsWith('.d.ts')) sources.push(file);
     }
   }
