@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { firstLine } from './child-output.js';
 import { cpuMicros } from './cpu-time.js';
-import { auditScenarios, BENCH_ROOT_TOKEN, type LoadRequest } from './scenarios.js';
+import { auditScenarios, type LoadRequest } from './scenarios.js';
 
 const root = path.dirname(import.meta.dirname);
 const SERVER = path.join(root, 'dist-bench', 'bench', 'servers', 'basalt.js');
@@ -56,14 +56,6 @@ export interface AuditPathResult {
   /** Median over the at-once rounds of (on ÷ off CPU per request − 1), in per cent; every round's. */
   atOnceCpuCostPct: number;
   atOnce: number[];
-  /**
-   * The CPU of writing queued events into their table, per request of the "on" server: what its
-   * process spent outside the rounds (quiet moments, then one audit API read that writes what is
-   * still queued) less what the "off" server spent outside its rounds, over the requests the "on"
-   * server answered; in µs and in per cent of the "off" server's CPU per request (at once).
-   */
-  deferredMicros: number;
-  deferredPct: number;
   /** Every pair's throughput cost, for the spread. */
   pairs: number[];
   rounds: number;
@@ -94,22 +86,13 @@ async function start(scenario: string, mode: 'on' | 'off'): Promise<Server> {
   return { mode, dataDir, child, port, request, loads: 0 };
 }
 
-async function load(server: Server, duration: number, connections: number): Promise<Round & { micros: number; cpu: number }> {
+async function load(server: Server, duration: number, connections: number): Promise<Round & { micros: number }> {
   const options = { url: `http://127.0.0.1:${server.port}`, connections, duration, request: server.request, round: server.loads++ };
   const before = cpuMicros(server.child.pid as number);
   const child = run([path.join(root, 'bench', 'load.ts'), JSON.stringify(options)], '1', {}, ['--import', 'tsx']);
   const result = JSON.parse(await firstLine(child, (duration + 60) * 1000)) as Round;
-  const cpu = cpuMicros(server.child.pid as number) - before;
-  return { ...result, micros: cpu / Math.max(1, result.total), cpu };
-}
-
-/** Reads one page of the audit API (as root): the server first writes every event still queued. */
-async function readAuditList(server: Server): Promise<void> {
-  const res = await fetch(`http://127.0.0.1:${server.port}/api/v4/audit_events?per_page=1`, {
-    headers: { 'private-token': BENCH_ROOT_TOKEN },
-  });
-  if (res.status !== 200) throw new Error(`the audit list answered ${res.status}`);
-  await res.arrayBuffer();
+  const micros = (cpuMicros(server.child.pid as number) - before) / Math.max(1, result.total);
+  return { ...result, micros };
 }
 
 /** The median of the finite values (a round that finished no request has no ratio). */
@@ -140,36 +123,18 @@ export async function benchAuditPath(
   try {
     // Warm-up: JIT, caches, the connections' first requests.
     for (const server of servers) await load(server, 2, connections);
-    for (const server of servers) await readAuditList(server);
-    const cpuAtStart = servers.map((server) => cpuMicros(server.child.pid as number));
-    const inRounds = [0, 0];
-    const answered = [0, 0];
-    const counted = <R extends Round & { cpu: number }>(index: number, round: R): R => {
-      inRounds[index] = (inRounds[index] ?? 0) + round.cpu;
-      answered[index] = (answered[index] ?? 0) + round.total;
-      return round;
-    };
-    const on: (Round & { micros: number; cpu: number })[] = [];
-    const off: (Round & { micros: number; cpu: number })[] = [];
+    const on: (Round & { micros: number })[] = [];
+    const off: (Round & { micros: number })[] = [];
     for (let i = 0; i < rounds; i += 1) {
       const order = i % 2 === 0 ? servers : ([servers[1], servers[0]] as const);
-      for (const server of order) {
-        const round = counted(server.mode === 'on' ? 0 : 1, await load(server, seconds, connections));
-        (server.mode === 'on' ? on : off).push(round);
-      }
+      for (const server of order) (server.mode === 'on' ? on : off).push(await load(server, seconds, connections));
     }
     // Both at once, each from its own load process on the other core.
     const atOnce: number[] = [];
     for (let i = 0; i < AT_ONCE_ROUNDS; i += 1) {
-      const [a, b] = await Promise.all(servers.map((server, index) => load(server, seconds, connections).then((r) => counted(index, r))));
+      const [a, b] = await Promise.all(servers.map((server) => load(server, seconds, connections)));
       atOnce.push((a as { micros: number }).micros / (b as { micros: number }).micros - 1);
     }
-    // What was left queued is written now; then what each process spent outside its rounds.
-    for (const server of servers) await readAuditList(server);
-    const outside = servers.map(
-      (server, index) => cpuMicros(server.child.pid as number) - (cpuAtStart[index] ?? 0) - (inRounds[index] ?? 0),
-    );
-    const deferredMicros = Math.max(0, ((outside[0] ?? 0) - (outside[1] ?? 0)) / Math.max(1, answered[0] ?? 0));
     const pairs = on.map((a, i) => (off[i] as Round).requests / a.requests - 1);
     const cpu = on.map((a, i) => a.micros / (off[i] as { micros: number }).micros - 1);
     const summary = (list: (Round & { micros: number })[]) => ({
@@ -186,8 +151,6 @@ export async function benchAuditPath(
       cpuCostPct: pct(median(cpu)),
       atOnceCpuCostPct: pct(median(atOnce)),
       atOnce: atOnce.map(pct),
-      deferredMicros: Math.round(deferredMicros * 10) / 10,
-      deferredPct: pct(deferredMicros / Math.max(1, summary(off).cpuMicros)),
       pairs: pairs.map(pct),
       rounds,
       seconds,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { TestBrowser } from '../helpers/auth-browser.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { appWithUsers } from '../helpers/suite.js';
@@ -77,7 +77,6 @@ describe('audit events', () => {
     assert.equal(revoked[0]?.author_id, owner.user.id);
 
     // No secret anywhere in the table: neither token, nor its digest's source.
-    await t.app.modules.audit.audit.writeQueued();
     const rows = await t.database.handle.db.selectFrom('audit_events').selectAll().execute();
     const text = JSON.stringify(rows);
     assert.ok(!text.includes(token) && !text.includes(next.token), 'no token value is stored');
@@ -103,38 +102,6 @@ describe('audit events', () => {
       [...byToken.map((e) => e.id)].sort((a, b) => a - b),
     );
     for (const event of events) assert.equal(event.author_id, owner.user.id);
-  });
-
-  it('an event is stored with its change and written to the list by whichever instance reads first, once', async () => {
-    const second = await createTestApp({ sameDatabaseAs: t });
-    try {
-      const created = await Promise.all(
-        Array.from({ length: 4 }, (_, i) =>
-          t.api('POST', '/user/personal_access_tokens', { token: owner.token, body: { name: `queued-${i}`, scopes: ['read_api'] } }),
-        ),
-      );
-      const ids = created.map((res) => (assert.equal(res.statusCode, 201, res.body), res.json<{ id: number }>().id));
-      // Not written yet: the test apps run no outbox loop, so the events wait in the outbox.
-      const queued = await t.database.handle.db.selectFrom('outbox').select('id').where('kind', '=', 'audit_events').execute();
-      assert.ok(queued.length >= 1, 'queued with the tokens');
-      // Both instances read at once: each event is written by one of them, once.
-      const [first, other] = await Promise.all([
-        t.api('GET', '/audit_events', { query: { per_page: '100' } }),
-        second.api('GET', '/audit_events', { query: { per_page: '100' } }),
-      ]);
-      for (const res of [first, other]) {
-        const events = res.json<AuditEvent[]>().filter((e) => ids.includes(e.details.target_id as number));
-        assert.equal(events.length, 4, 'every committed event is in the list');
-      }
-      const left = await t.database.handle.db
-        .selectFrom('outbox')
-        .select(['id', 'state', 'attempts', 'last_error', 'payload', 'next_attempt_at', 'lease_until'])
-        .where('kind', '=', 'audit_events')
-        .execute();
-      assert.deepEqual(left, [], 'nothing left queued');
-    } finally {
-      await second.close();
-    }
   });
 
   it('records project access tokens under the project, and impersonation tokens by the administrator', async () => {
@@ -282,7 +249,6 @@ describe('audit events', () => {
     assert.equal(sudo.length, 1);
     assert.equal(sudo[0]?.details.author_name, 'root');
 
-    await t.app.modules.audit.audit.writeQueued();
     const text = JSON.stringify(await t.database.handle.db.selectFrom('audit_events').selectAll().execute());
     for (const value of [secret, renewed.json<{ secret: string }>().secret, alertKey, reset.json<{ token: string }>().token]) {
       assert.ok(!text.includes(value), 'no secret is stored');
@@ -347,7 +313,6 @@ describe('audit events', () => {
     assert.equal(pending.length, 1, 'scheduled when the server is ready');
     // Only the retention job is due when drained: the fixtures' other jobs wait.
     await db.updateTable('background_jobs').set({ run_at: 9e15 }).where('kind', '!=', 'audit_events_retention').execute();
-    await t.app.modules.audit.audit.writeQueued();
     const before = Number(
       (
         await db

@@ -262,50 +262,6 @@ describe('outbox', () => {
     );
   });
 
-  it('a kind deferred while busy waits for a quiet moment while other kinds flow; drainKind takes it at once; a forgotten item is deleted with its reaction', async () => {
-    const outbox = make({ concurrency: 5, pollMs: 300 });
-    const mailed: number[] = [];
-    const written: number[] = [];
-    outbox.register('t10-mail', { send: async (item) => (mailed.push((item.payload as { n: number }).n), { ok: true }) });
-    outbox.register('t10-rows', {
-      send: () => Promise.resolve({ ok: true }),
-      onSettled: async (item, outcome) => {
-        if (outcome === 'sent') written.push(...(item.payload as { parts: number[] }).parts);
-      },
-      deferWhileBusy: true,
-      forgetWhenSent: true,
-    });
-    // Deferred items first, older than the mail: the busy loop must pass them by, not queue behind them.
-    for (let c = 0; c < 4; c += 1) {
-      await database.handle.transact(async (trx) => {
-        for (let i = 0; i < 3; i += 1) await outbox.enqueuePart(trx, 't10-rows', c * 3 + i);
-      });
-    }
-    await database.handle.db.transaction().execute(async (trx) => {
-      for (let n = 0; n < 10; n += 1) await outbox.enqueue(trx, 't10-mail', { n });
-    });
-    await startWhileRequestsCome(outbox);
-    assert.ok(mailed.length >= 5, `${mailed.length} mails sent while requests came`);
-    assert.equal(written.length, 0, 'the deferred kind waits while the process is busy');
-
-    // A reader that needs them takes them now, busy or not; each once, and the items are gone.
-    assert.equal(await outbox.drainKind('t10-rows'), 12);
-    assert.deepEqual(
-      [...written].sort((a, b) => a - b),
-      Array.from({ length: 12 }, (_, i) => i),
-    );
-    const left = await database.handle.db.selectFrom('outbox').select('id').where('kind', '=', 't10-rows').execute();
-    assert.equal(left.length, 0, 'forgotten once written');
-    assert.equal(await outbox.drainKind('t10-rows'), 0);
-
-    // Once requests stop, the loop takes deferred items by itself.
-    await database.handle.transact((trx) => outbox.enqueuePart(trx, 't10-rows', 99));
-    for (let i = 0; i < 200 && (mailed.length < 10 || !written.includes(99)); i += 1) await new Promise((r) => setTimeout(r, 25));
-    await outbox.stop();
-    assert.equal(mailed.length, 10);
-    assert.ok(written.includes(99), 'written once the process is quiet');
-  });
-
   it('the SMTP thread: a message in flight when it stops fails (to be retried), a stopped thread sends nothing', async () => {
     const smtp = await startTestSmtp({});
     try {

@@ -26,19 +26,6 @@ export interface OutboxKind {
   backoffMs?(attempt: number): number;
   /** Called once when an item goes dead or is sent, in its own transaction. */
   onSettled?(item: OutboxItem, outcome: 'sent' | 'dead', executor: Executor): Promise<void>;
-  /**
-   * Items of this kind wait while requests keep the process busy (the busy loop's small batches
-   * go to the other kinds), and are handled when it has time or when `drainKind` asks for them.
-   */
-  deferWhileBusy?: boolean;
-  /** A sent item is deleted in the transaction of its `onSettled` rather than kept for the retention period. */
-  forgetWhenSent?: boolean;
-}
-
-/** Which items a claim may take: one kind only, or any but some kinds. */
-interface ClaimFilter {
-  kind?: string;
-  skipKinds?: readonly string[];
 }
 
 export interface EnqueueOptions {
@@ -110,8 +97,6 @@ const BUSY_BATCH = 16;
 const IDLE_CHUNK = 500;
 /** Requests begun during such a drain that make it stop claiming. */
 const IDLE_YIELD_REQUESTS = 20;
-/** How long `drainKind` waits for items of its kind that are in flight elsewhere. */
-const KIND_DRAIN_WAIT_MS = 5_000;
 /** The gap between two such drains, long enough to see whether requests keep the loop busy. */
 const IDLE_GAP_MS = 20;
 
@@ -144,8 +129,6 @@ const errorText = (error: unknown) => String((error as Error)?.message ?? error)
  */
 export class Outbox {
   private readonly kinds = new Map<string, OutboxKind>();
-  /** The kinds registered with `deferWhileBusy`. */
-  private deferredKinds: string[] = [];
   /** `enqueuePart`'s writer of a transaction's gathered parts, one per kind. */
   private readonly partFlushes = new Map<string, (executor: Executor, parts: unknown[]) => Promise<void>>();
   private readonly workerId = randomUUID();
@@ -160,8 +143,6 @@ export class Outbox {
   private poked = false;
   private pokePending = false;
   private lastPrune = 0;
-  /** `drainKind`'s runs in progress, by kind: a second caller waits for the first. */
-  private readonly kindDrains = new Map<string, Promise<number>>();
   /** Items sent whose state is written with the next batch. */
   private readonly sentIds: number[] = [];
   /** The event loop's use and the requests counted when the last drain ended: the gap since then holds none of the outbox's own work. */
@@ -189,7 +170,6 @@ export class Outbox {
 
   register(kind: string, handler: OutboxKind): void {
     this.kinds.set(kind, handler);
-    this.deferredKinds = [...this.kinds].filter(([, registered]) => registered.deferWhileBusy).map(([name]) => name);
   }
 
   /**
@@ -261,7 +241,7 @@ export class Outbox {
    * requests have begun since it started (requests come first); `oneAtATime` claims items one by
    * one, so a busy process's bounded batch is not overshot by a claim of large items.
    */
-  async drain(limit = 10_000, options: { yieldTo?: number; oneAtATime?: boolean; only?: ClaimFilter } = {}): Promise<number> {
+  async drain(limit = 10_000, options: { yieldTo?: number; oneAtATime?: boolean } = {}): Promise<number> {
     const requestsAtStart = this.requests;
     let done = 0;
     const inFlight = new Set<Promise<void>>();
@@ -285,7 +265,7 @@ export class Outbox {
         }
         if (!exhausted && inFlight.size <= this.concurrency / 2 && done < limit) {
           const want = options.oneAtATime ? 1 : Math.min(this.concurrency - inFlight.size, limit - done);
-          const batch = await this.claim(want, options.only ?? {});
+          const batch = await this.claim(want);
           if (batch.length === 0) exhausted = true;
           for (const row of batch) {
             const item = itemOf(row);
@@ -384,10 +364,7 @@ export class Outbox {
       this.pokePending = false;
       const busy = this.busy();
       const limit = busy ? Math.min(this.concurrency, BUSY_BATCH) : IDLE_CHUNK;
-      this.running = this.drain(
-        limit,
-        busy ? { oneAtATime: true, only: { skipKinds: this.deferredKinds } } : { yieldTo: IDLE_YIELD_REQUESTS },
-      )
+      this.running = this.drain(limit, busy ? { oneAtATime: true } : { yieldTo: IDLE_YIELD_REQUESTS })
         .then(async (done) => {
           await this.prune();
           return done;
@@ -406,71 +383,27 @@ export class Outbox {
     this.timer.unref();
   }
 
-  /**
-   * Handles every due item of `kind` now, whatever the load (a reader that needs what they
-   * stand for asks for them); how many parts. Items another process holds are left to it.
-   */
-  async drainKind(kind: string, limit = 100_000): Promise<number> {
-    const pending = this.kindDrains.get(kind);
-    if (pending) return pending;
-    const run = this.drainKindNow(kind, limit).finally(() => this.kindDrains.delete(kind));
-    this.kindDrains.set(kind, run);
-    return run;
-  }
-
-  /**
-   * Drains `kind`, then waits for its items in flight (held by this process's loop or by
-   * another process, or being claimed by one) until they settle, up to KIND_DRAIN_WAIT_MS: what
-   * they stand for exists once they have.
-   */
-  private async drainKindNow(kind: string, limit: number): Promise<number> {
-    const deadline = performance.now() + KIND_DRAIN_WAIT_MS;
-    let done = 0;
-    for (;;) {
-      done += await this.drain(limit - done, { only: { kind } });
-      // Due items this drain did not get are being claimed by another process right now.
-      const now = this.clock.now();
-      const unsettled = await this.db
-        .selectFrom('outbox')
-        .select('id')
-        .where('kind', '=', kind)
-        .where((eb) =>
-          eb.or([eb('state', '=', 'sending'), eb.and([eb('state', 'in', ['pending', 'failed']), eb('next_attempt_at', '<=', now)])]),
-        )
-        .limit(1)
-        .executeTakeFirst();
-      if (!unsettled || done >= limit || performance.now() > deadline) return done;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-
   /** Takes up to `n` due items (or items whose holder's lease ran out) under this process's lease. */
-  private async claim(n: number, only: ClaimFilter): Promise<ClaimedRow[]> {
+  private async claim(n: number): Promise<ClaimedRow[]> {
     const now = this.clock.now();
-    const ofKind =
-      only.kind !== undefined
-        ? sql` and kind = ${only.kind}`
-        : only.skipKinds && only.skipKinds.length > 0
-          ? sql` and kind not in (${sql.join(only.skipKinds)})`
-          : sql``;
     // SQLite (one writer at a time): each state's first `n` from its index, then the first `n` of
     // those; one condition with OR would read every due item and sort them all, however many are
     // queued. PostgreSQL locks what it takes and skips what another process holds.
     const due =
       this.dialect === 'postgres'
         ? sql`select id from outbox
-               where ((state in ('pending', 'failed') and next_attempt_at <= ${now})
-                  or (state = 'sending' and lease_until < ${now}))${ofKind}
+               where (state in ('pending', 'failed') and next_attempt_at <= ${now})
+                  or (state = 'sending' and lease_until < ${now})
                order by next_attempt_at, id limit ${n} for update skip locked`
         : sql`select id from (
                 select * from (select id, next_attempt_at from outbox
-                  where state = 'pending' and next_attempt_at <= ${now}${ofKind} order by next_attempt_at, id limit ${n})
+                  where state = 'pending' and next_attempt_at <= ${now} order by next_attempt_at, id limit ${n})
                 union all
                 select * from (select id, next_attempt_at from outbox
-                  where state = 'failed' and next_attempt_at <= ${now}${ofKind} order by next_attempt_at, id limit ${n})
+                  where state = 'failed' and next_attempt_at <= ${now} order by next_attempt_at, id limit ${n})
                 union all
                 select * from (select id, next_attempt_at from outbox
-                  where state = 'sending' and lease_until < ${now}${ofKind} order by next_attempt_at, id limit ${n}))
+                  where state = 'sending' and lease_until < ${now} order by next_attempt_at, id limit ${n}))
                order by next_attempt_at, id limit ${n}`;
     const result = await sql<ClaimedRow>`
       update outbox
@@ -537,9 +470,7 @@ export class Outbox {
     }
     await this.db.transaction().execute(async (trx) => {
       const updated = await update(trx);
-      if (updated.numUpdatedRows === 0n) return;
-      await handler.onSettled?.(item, outcome, trx);
-      if (outcome === 'sent' && handler.forgetWhenSent) await trx.deleteFrom('outbox').where('id', '=', item.id).execute();
+      if (updated.numUpdatedRows > 0n) await handler.onSettled?.(item, outcome, trx);
     });
   }
 

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import { Repository } from '../../infra/db/index.js';
+import { CompiledOnce, Repository, type Executor } from '../../infra/db/index.js';
 import type { AuditEventsTable } from '../../infra/db/tables/audit.js';
 import type { AuditEntry } from '../../infra/audit.js';
 
@@ -19,10 +19,12 @@ const COLUMNS = [
   'ip_address',
   'created_at',
 ] as const satisfies readonly (keyof AuditEventsTable)[];
-/** Rows of one INSERT: 12 values each, far below either database's limit of bound values. */
-const ROWS_PER_INSERT = 200;
-/** An event's row values, in COLUMNS' order: what an audit outbox item's parts hold. */
-export type AuditRowValues = [
+// Token creation and sign-in write one each: compiled once, run on SQLite's connection directly.
+const INSERT = new CompiledOnce<unknown, InsertValues>(COLUMNS.length, (db, ...values: unknown[]) =>
+  db.insertInto('audit_events').values(Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])) as Insertable<AuditEventsTable>),
+);
+
+type InsertValues = [
   number,
   string,
   string,
@@ -37,8 +39,8 @@ export type AuditRowValues = [
   number,
 ];
 
-/** The row values of `entry`, in COLUMNS' order; `details` as JSON (names, scopes and ids: small). */
-export function rowValuesOf(entry: AuditEntry): AuditRowValues {
+/** The INSERT's values, in COLUMNS' order; `details` as JSON (names, scopes and ids: small). */
+function valuesOf(entry: AuditEntry): InsertValues {
   return [
     entry.authorId,
     entry.authorName,
@@ -64,15 +66,17 @@ export interface AuditFilter {
 
 /** The `audit_events` table: written by the bus subscriber, read by the three lists, trimmed by retention. */
 export class AuditRepository extends Repository {
-  /** Writes events from their row values, a bounded number of rows per statement. */
-  async insertMany(rows: readonly AuditRowValues[]): Promise<void> {
-    for (let at = 0; at < rows.length; at += ROWS_PER_INSERT) {
-      const chunk = rows.slice(at, at + ROWS_PER_INSERT);
-      await this.db
-        .insertInto('audit_events')
-        .values(chunk.map((values) => Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])) as Insertable<AuditEventsTable>))
-        .execute();
-    }
+  async insert(entry: AuditEntry): Promise<void> {
+    await INSERT.rows(this.db, ...valuesOf(entry));
+  }
+
+  /**
+   * The entry written at once on SQLite's connection, inside `executor`'s transaction: true, or
+   * false when the caller must `await on(executor).insert(entry)` (PostgreSQL). No repository, no
+   * promise: the write of a token creation or a sign-in (docs/performance.md "Audit").
+   */
+  static insertNow(executor: Executor, entry: AuditEntry): boolean {
+    return INSERT.runNow(executor, ...valuesOf(entry));
   }
 
   private filtered(filter: AuditFilter) {

@@ -6,13 +6,9 @@ import type { Executor } from '../../infra/db/index.js';
 import type { DomainMetrics } from '../../infra/domain-metrics.js';
 import { NotFoundError } from '../../infra/errors/index.js';
 import type { Page } from '../../infra/http/index.js';
-import type { Outbox, OutboxItem, SendResult } from '../../infra/outbox/index.js';
-import { AuditRepository, rowValuesOf, type AuditEventRow, type AuditFilter, type AuditRowValues } from './audit.repository.js';
+import { AuditRepository, type AuditEventRow, type AuditFilter } from './audit.repository.js';
 
 const DAY_MS = 86_400_000;
-/** The outbox kind of recorded events on their way to `audit_events`. */
-export const AUDIT_OUTBOX_KIND = 'audit_events';
-const SENT: Promise<SendResult> = Promise.resolve({ ok: true });
 const DONE = Promise.resolve();
 const RETENTION_BATCH = 1000;
 /**
@@ -28,34 +24,18 @@ export type AuditScope = { kind: 'instance' } | { kind: 'Group' | 'Project'; id:
 
 /**
  * The audit trail. Services publish `audited` on the bus inside the transaction of their
- * change; `record` queues the event's row in that transaction's outbox item (the events of one
- * shared commit make one item), so the event is stored exactly when the change is. The outbox
- * writes the rows into `audit_events` when the process has time, each item's rows in the
- * transaction that marks it done (once, whatever crashes); every read first writes those still
- * queued, so a list always shows every committed event. Reading narrows each list to its scope
- * before any filter.
+ * change; `record` writes the row with that transaction's executor, so the event exists
+ * exactly when the change does. Reading narrows each list to its scope before any filter.
  */
 export class AuditService {
   private readonly privilegedUses = new Map<string, number>();
 
   constructor(
     private readonly events: AuditRepository,
-    private readonly outbox: Outbox,
     private readonly clock: Clock,
     private readonly metrics: DomainMetrics,
     private readonly retentionDays: number,
-  ) {
-    outbox.register(AUDIT_OUTBOX_KIND, {
-      send: (item) => (rowsOf(item) ? SENT : Promise.resolve({ ok: false, error: 'not a list of audit rows', permanent: true })),
-      onSettled: (item, outcome, executor) => {
-        const rows = rowsOf(item);
-        return outcome === 'sent' && rows ? this.events.on(executor).insertMany(rows) : DONE;
-      },
-      deferWhileBusy: true,
-      // The rows are the record; the item would only be a second copy for the outbox's retention.
-      forgetWhenSent: true,
-    });
-  }
+  ) {}
 
   /** The bus subscriber: writes `audited` events with the publisher's executor. */
   handle = (event: DomainEvent, executor: Executor): Promise<void> =>
@@ -91,30 +71,36 @@ export class AuditService {
     });
   }
 
-  /** Queues the event in the executor's transaction (nothing read, nothing written before its commit). */
+  /**
+   * One INSERT in the executor's transaction, nothing read: on SQLite it runs at once on the
+   * connection (no promise, no repository), elsewhere through the repository.
+   */
   record(entry: AuditEntry, executor: Executor): Promise<void> {
-    this.counted(entry);
-    return this.outbox.enqueuePart(executor, AUDIT_OUTBOX_KIND, rowValuesOf(entry));
+    try {
+      if (AuditRepository.insertNow(executor, entry)) {
+        this.counted(entry);
+        return DONE;
+      }
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return this.events
+      .on(executor)
+      .insert(entry)
+      .then(() => this.counted(entry));
   }
 
-  /** Writes the events still queued in the outbox, so that a read sees every committed one. */
-  async writeQueued(): Promise<void> {
-    await this.outbox.drainKind(AUDIT_OUTBOX_KIND);
-  }
-
-  /** Counted when queued; a rolled-back transaction counts an event that is not kept (rare). */
+  /** Counted when written; a rolled-back transaction counts an event that is not kept (rare). */
   private counted(entry: AuditEntry): void {
     this.metrics.increment('basalt_audit_events_written_total', { entity_type: entry.entityType });
   }
 
-  async list(scope: AuditScope, filter: AuditFilter, page: Page): Promise<{ rows: AuditEventRow[]; total: number }> {
-    await this.writeQueued();
+  list(scope: AuditScope, filter: AuditFilter, page: Page): Promise<{ rows: AuditEventRow[]; total: number }> {
     return this.events.list(this.narrow(scope, filter), page.limit, page.offset);
   }
 
   /** One event of the scope; 404 for one outside it, as for one that does not exist. */
   async get(scope: AuditScope, id: number): Promise<AuditEventRow> {
-    await this.writeQueued();
     const row = await this.events.findById(id);
     if (!row || (scope.kind !== 'instance' && (row.entity_type !== scope.kind || row.entity_id !== scope.id))) {
       throw new NotFoundError('Audit Event');
@@ -124,7 +110,6 @@ export class AuditService {
 
   /** Deletes events older than the retention period, in batches; how many went. */
   async applyRetention(heartbeat: () => Promise<void>): Promise<number> {
-    await this.writeQueued();
     const cutoff = this.clock.now() - this.retentionDays * DAY_MS;
     let total = 0;
     for (;;) {
@@ -139,11 +124,4 @@ export class AuditService {
     if (scope.kind === 'instance') return filter;
     return { createdAfter: filter.createdAfter, createdBefore: filter.createdBefore, entityType: scope.kind, entityId: scope.id };
   }
-}
-
-/** The rows an audit outbox item holds (`{ parts: AuditRowValues[] }`), or null for anything else. */
-function rowsOf(item: OutboxItem): AuditRowValues[] | null {
-  const parts = (item.payload as { parts?: unknown } | null)?.parts;
-  if (!Array.isArray(parts)) return null;
-  return parts.every((part) => Array.isArray(part) && part.length === 12) ? (parts as AuditRowValues[]) : null;
 }

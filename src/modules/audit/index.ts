@@ -18,7 +18,7 @@ export interface AuditModule extends ModuleRoutes {
 
 export function createAuditModule(platform: Platform, deps: AuditModuleDeps): AuditModule {
   const { db, clock, config, jobs, bus } = platform;
-  const audit = new AuditService(new AuditRepository(db), platform.outbox, clock, platform.metrics, config.auditEventsRetentionDays);
+  const audit = new AuditService(new AuditRepository(db), clock, platform.metrics, config.auditEventsRetentionDays);
   bus.subscribe(audit.handle);
   // Sudo and impersonation use change nothing to share a transaction with: written in their own.
   platform.resolvers.register({
