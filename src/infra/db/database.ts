@@ -216,12 +216,29 @@ function versionReadShared(bumper: EpochBumper, read: () => Promise<string | nul
   };
 }
 
+/**
+ * A connection URL's `options` (`?options=-c statement_timeout=5000`) taken out of it, so that they
+ * join the schema's search path: pg lets the URL's `options` replace the pool's, which would put
+ * every query in the default schema.
+ */
+function withoutOptions(url: string): { url: string; options: string } {
+  try {
+    const parsed = new URL(url);
+    const options = parsed.searchParams.get('options') ?? '';
+    parsed.searchParams.delete('options');
+    return { url: parsed.toString(), options };
+  } catch {
+    return { url, options: '' };
+  }
+}
+
 function openPostgres(url: string, schema: string | null, max: number): DatabaseHandle {
+  const split = schema ? withoutOptions(url) : { url, options: '' };
   const pool = new pg.Pool({
-    connectionString: url,
+    connectionString: split.url,
     max,
     connectionTimeoutMillis: 5000,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    ...(schema ? { options: [split.options, `-c search_path=${schema}`].filter(Boolean).join(' ') } : {}),
   });
   const bumper = new EpochBumper('$1');
   const db = new Kysely<DB>({ dialect: bumper.dialect(new PostgresDialect({ pool })), plugins: [new ReplaceNulPlugin()] });
