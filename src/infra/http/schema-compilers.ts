@@ -6,7 +6,7 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
  *
  * Fastify makes new compilers for every app it builds, and compiling a few hundred route
  * schemas with Ajv and fast-json-stringify is most of the time an app takes to build. One
- * process builds several apps where the tests, the CLI and the jobs thread run (each test suite
+ * process builds several apps where the tests and the CLI run (each test suite
  * builds its own): here a schema equal to one compiled before, for the same part of the request
  * and with the same options, takes the function compiled then. A schema is known by its JSON,
  * since routes build equal schemas as new objects. Compiled functions hold no state of an app,
