@@ -33,6 +33,8 @@ interface Server {
   port: number;
   request: LoadRequest;
   loads: number;
+  /** Requests finished, every round's. */
+  served: number;
 }
 
 interface Round {
@@ -56,6 +58,12 @@ export interface AuditPathResult {
   /** Median over the at-once rounds of (on ÷ off CPU per request − 1), in per cent; every round's. */
   atOnceCpuCostPct: number;
   atOnce: number[];
+  /**
+   * (on ÷ off CPU per request − 1) over the whole measurement, in per cent: every round and the
+   * gaps between them, then the wait until the "on" server has written its queued audit events
+   * (what it leaves for quiet moments is counted too).
+   */
+  wholeRunCpuCostPct: number;
   /** Every pair's throughput cost, for the spread. */
   pairs: number[];
   rounds: number;
@@ -83,7 +91,7 @@ async function start(scenario: string, mode: 'on' | 'off'): Promise<Server> {
     '--max-semi-space-size=32',
   ]);
   const { port, request } = JSON.parse(await firstLine(child)) as { port: number; request: LoadRequest };
-  return { mode, dataDir, child, port, request, loads: 0 };
+  return { mode, dataDir, child, port, request, loads: 0, served: 0 };
 }
 
 async function load(server: Server, duration: number, connections: number): Promise<Round & { micros: number }> {
@@ -92,6 +100,7 @@ async function load(server: Server, duration: number, connections: number): Prom
   const child = run([path.join(root, 'bench', 'load.ts'), JSON.stringify(options)], '1', {}, ['--import', 'tsx']);
   const result = JSON.parse(await firstLine(child, (duration + 60) * 1000)) as Round;
   const micros = (cpuMicros(server.child.pid as number) - before) / Math.max(1, result.total);
+  server.served += result.total;
   return { ...result, micros };
 }
 
@@ -111,6 +120,23 @@ async function stop(server: Server): Promise<void> {
   rmSync(server.dataDir, { recursive: true, force: true });
 }
 
+/** The audit queue's rows on a server's `/-/metrics`. */
+async function queuedRows(server: Server): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${server.port}/-/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('basalt_audit_event_queue_rows '));
+  return line === undefined ? 0 : Number(line.split(' ')[1]);
+}
+
+/** Waits (up to two minutes) until the servers have no audit events queued. */
+async function queueWritten(servers: readonly Server[]): Promise<void> {
+  for (let waited = 0; waited < 120_000; waited += 500) {
+    const rows = await Promise.all(servers.map(queuedRows));
+    if (rows.every((n) => n === 0)) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error('the audit queue was not written within two minutes');
+}
+
 export async function benchAuditPath(
   scenario: string,
   rounds = Number(process.env.BENCH_AUDIT_ROUNDS ?? 7),
@@ -123,6 +149,8 @@ export async function benchAuditPath(
   try {
     // Warm-up: JIT, caches, the connections' first requests.
     for (const server of servers) await load(server, 2, connections);
+    const cpuAtStart = servers.map((server) => cpuMicros(server.child.pid as number));
+    const servedAtStart = servers.map((server) => server.served);
     const on: (Round & { micros: number })[] = [];
     const off: (Round & { micros: number })[] = [];
     for (let i = 0; i < rounds; i += 1) {
@@ -135,6 +163,12 @@ export async function benchAuditPath(
       const [a, b] = await Promise.all(servers.map((server) => load(server, seconds, connections)));
       atOnce.push((a as { micros: number }).micros / (b as { micros: number }).micros - 1);
     }
+    // The whole run: until the "on" server's queue is empty, both servers scraped alike meanwhile.
+    await queueWritten(servers);
+    const [onWhole, offWhole] = servers.map(
+      (server, i) =>
+        (cpuMicros(server.child.pid as number) - (cpuAtStart[i] as number)) / Math.max(1, server.served - (servedAtStart[i] as number)),
+    ) as [number, number];
     const pairs = on.map((a, i) => (off[i] as Round).requests / a.requests - 1);
     const cpu = on.map((a, i) => a.micros / (off[i] as { micros: number }).micros - 1);
     const summary = (list: (Round & { micros: number })[]) => ({
@@ -151,6 +185,7 @@ export async function benchAuditPath(
       cpuCostPct: pct(median(cpu)),
       atOnceCpuCostPct: pct(median(atOnce)),
       atOnce: atOnce.map(pct),
+      wholeRunCpuCostPct: pct(onWhole / offWhole - 1),
       pairs: pairs.map(pct),
       rounds,
       seconds,

@@ -22,6 +22,8 @@ import { REDACTED_LOG_PATHS, logRequest } from './infra/http/request-log.js';
 import { installResponseHeaders } from './infra/http/response-headers.js';
 import { JobQueue } from './infra/jobs/index.js';
 import { Outbox } from './infra/outbox/index.js';
+import { RequestLoad } from './infra/load.js';
+import { OutboxThread } from './outbox-thread.js';
 import { Mailer } from './infra/mail/index.js';
 import type { ModuleRoutes, Platform } from './infra/platform.js';
 import { createIdentityModule, type IdentityModule } from './modules/identity/index.js';
@@ -53,6 +55,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Run the background job loop in this process (off in tests, which drain by hand). */
   startJobs?: boolean;
+  /** The request count background work gives way to (the outbox's thread shares the HTTP thread's). */
+  load?: RequestLoad;
   /**
    * `false`: the modules and their services only, no route registered (the `basalt` command,
    * src/cli/instance.ts). Such an app must never listen or be made ready; its owner closes the
@@ -125,7 +129,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     redis ? new RedisCounterStore(redis, clock, `${config.redisPrefix}rl:`) : new MemoryCounterStore(clock),
     clock,
   );
+  const load = options.load ?? new RequestLoad();
   const outbox = new Outbox(database.db, database.dialect, clock, app.log, {
+    load,
     host: new URL(config.externalUrl).hostname,
     leaseMs: config.outboxLeaseSeconds * 1000,
   });
@@ -139,6 +145,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     resolvers: new ResolverRegistry(),
     limiter,
     jobs: new JobQueue(database.db, database.dialect, clock, app.log),
+    load,
     outbox,
     mail: new Mailer(config.mail, outbox, app.log),
     log: app.log,
@@ -193,8 +200,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const shedder = new LoadShedder(config.loadShedDelayMs);
   const authenticate = createAuthHook({ config, clock, resolvers: platform.resolvers, limiter });
   app.addHook('onRequest', (request, reply) => {
-    // The outbox's loop gives way while requests keep coming (infra/outbox).
-    outbox.noteRequest();
+    // Background work (the outbox, the audit queue's writer) gives way while requests keep coming.
+    load.note();
     if (shedder.overloaded)
       return Promise.reject(new ServiceUnavailableError(5, '503 Service Unavailable - server overloaded, retry later'));
     const refused = queryError(request.query);
@@ -297,16 +304,23 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     for (const module of mounted) module.pages?.(web);
   });
 
+  let outboxThread: OutboxThread | null = null;
   app.addHook('onReady', async () => {
     await identity.bootstrap();
     if (options.startJobs ?? config.runJobs) {
       platform.jobs.start();
-      platform.outbox.start();
+      // The outbox's loop on a thread of its own (src/outbox-thread.ts), or here.
+      if (config.outboxThread) {
+        const thread = OutboxThread.start(config, load, app.log);
+        outboxThread = thread;
+        platform.outbox.forwardWakeUps(() => thread.wake());
+      } else platform.outbox.start();
     }
   });
   app.addHook('onClose', async () => {
     shedder.stop();
     await platform.jobs.stop();
+    await outboxThread?.stop();
     await platform.outbox.stop();
     await platform.mail.close();
     await identity.tokens.flushTouches();

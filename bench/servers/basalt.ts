@@ -2,7 +2,6 @@
 // BENCH_SCENARIO_DATABASE_URL is set: a fresh schema), seeds, listens, and prints
 // {"port": N, "request": {...}} for the load generator.
 import { randomBytes } from 'node:crypto';
-import { deflateRawSync } from 'node:zlib';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +10,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
-import { gatherForCommit, migrateToLatest, openDatabase, type Executor } from '../../src/infra/db/index.js';
+import { migrateToLatest, openDatabase } from '../../src/infra/db/index.js';
 import { directSqliteOf } from '../../src/infra/db/database.js';
 import { auditScenarios, BENCH_ROOT_TOKEN, scenarios } from '../scenarios.js';
 import { profileOnSignal } from './profile.js';
@@ -89,23 +88,6 @@ if (process.env.BENCH_AUDIT === 'direct' || process.env.BENCH_AUDIT === 'wide') 
         e.ipAddress ?? null,
         e.at,
       );
-    return Promise.resolve();
-  };
-}
-// The best case of a queue for audit events (docs/performance.md "Audit", what is left to try):
-// a commit's events gathered, compressed, and written as one row of a table without an index.
-if (process.env.BENCH_AUDIT === 'queue') {
-  await sql`create table bench_audit_queue (id integer primary key, events blob not null)`.execute(app.platform.db);
-  const flush = (executor: Executor, events: unknown[]) => {
-    directSqliteOf(executor)
-      ?.prepare('insert into bench_audit_queue (events) values (?)')
-      .run(deflateRawSync(JSON.stringify(events), { level: 1 }));
-    return Promise.resolve();
-  };
-  app.modules.audit.audit.record = (e, executor) => {
-    const row = [e.authorId, e.authorName, e.entityType, e.entityId, e.entityPath, e.targetType ?? null, e.targetId ?? null];
-    const values = [...row, e.targetDetails ?? null, e.eventName, JSON.stringify(e.details ?? {}), e.ipAddress ?? null, e.at];
-    if (!gatherForCommit(executor, 'bench-audit-queue', values, flush)) void flush(executor, [values]);
     return Promise.resolve();
   };
 }

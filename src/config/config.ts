@@ -61,6 +61,8 @@ export interface Config {
   readonly workers: number;
   /** Whether this process runs the background job loop. */
   readonly runJobs: boolean;
+  /** Whether the outbox's loop (mail, webhooks) runs on a thread of its own (src/outbox-thread.ts) in a process that runs jobs. */
+  readonly outboxThread: boolean;
   /** Event-loop delay (ms) past which requests are shed with 503; 0 turns shedding off. */
   readonly loadShedDelayMs: number;
   /** Largest git push (receive-pack request body, after gzip decoding), in bytes. */
@@ -340,6 +342,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const bodyLimit = parseInteger(env, 'BODY_LIMIT', 1024 * 1024, 1024, 512 * 1024 * 1024, problems);
   const workers = parseInteger(env, 'WORKERS', 1, 1, 64, problems);
   const runJobs = parseBoolean(env, 'RUN_JOBS', true, problems);
+  const outboxThread = parseBoolean(env, 'OUTBOX_THREAD', true, problems);
   const loadShedDelayMs = parseInteger(env, 'LOAD_SHED_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000, problems);
   const gitMaxPushBytes = parseInteger(env, 'GIT_MAX_PUSH_SIZE', 500 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024, problems);
   const gitMaxUploadPackBytes = parseInteger(env, 'GIT_MAX_UPLOAD_PACK_SIZE', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems);
@@ -391,6 +394,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     trustProxy,
     workers,
     runJobs,
+    outboxThread,
     loadShedDelayMs,
     gitMaxPushBytes,
     gitMaxUploadPackBytes,

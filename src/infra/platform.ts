@@ -5,6 +5,7 @@ import type { Clock } from './clock.js';
 import type { Database, DatabaseHandle } from './db/index.js';
 import type { DomainMetrics } from './domain-metrics.js';
 import type { JobQueue } from './jobs/index.js';
+import type { RequestLoad } from './load.js';
 import type { Outbox } from './outbox/index.js';
 import type { Mailer } from './mail/index.js';
 import type { ResolverRegistry } from './auth/index.js';
@@ -21,6 +22,8 @@ export interface Platform {
   readonly resolvers: ResolverRegistry;
   readonly limiter: RateLimiter;
   readonly jobs: JobQueue;
+  /** The requests this process has begun: background work gives way to them. */
+  readonly load: RequestLoad;
   /** Everything that leaves the server (mail, webhooks): enqueued in the causing transaction. */
   readonly outbox: Outbox;
   /** E-mail through the outbox (nothing is queued when SMTP_URL is unset). */

@@ -77,6 +77,7 @@ describe('audit events', () => {
     assert.equal(revoked[0]?.author_id, owner.user.id);
 
     // No secret anywhere in the table: neither token, nor its digest's source.
+    await t.app.modules.audit.audit.writeQueued();
     const rows = await t.database.handle.db.selectFrom('audit_events').selectAll().execute();
     const text = JSON.stringify(rows);
     assert.ok(!text.includes(token) && !text.includes(next.token), 'no token value is stored');
@@ -249,6 +250,7 @@ describe('audit events', () => {
     assert.equal(sudo.length, 1);
     assert.equal(sudo[0]?.details.author_name, 'root');
 
+    await t.app.modules.audit.audit.writeQueued();
     const text = JSON.stringify(await t.database.handle.db.selectFrom('audit_events').selectAll().execute());
     for (const value of [secret, renewed.json<{ secret: string }>().secret, alertKey, reset.json<{ token: string }>().token]) {
       assert.ok(!text.includes(value), 'no secret is stored');
@@ -313,6 +315,7 @@ describe('audit events', () => {
     assert.equal(pending.length, 1, 'scheduled when the server is ready');
     // Only the retention job is due when drained: the fixtures' other jobs wait.
     await db.updateTable('background_jobs').set({ run_at: 9e15 }).where('kind', '!=', 'audit_events_retention').execute();
+    await t.app.modules.audit.audit.writeQueued();
     const before = Number(
       (
         await db

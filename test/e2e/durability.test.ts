@@ -20,8 +20,9 @@ import {
 } from '../helpers/live.js';
 
 /**
- * Durability (issue 10, deliverable 1): alert ingestion, envelope ingestion and OAuth refresh
- * grants run concurrently against the real server process; the process is SIGKILLed
+ * Durability (issue 10, deliverable 1): alert ingestion, envelope ingestion, OAuth refresh
+ * grants and personal token creation (whose audit events wait in the audit queue, issue 24)
+ * run concurrently against the real server process; the process is SIGKILLed
  * mid-run and started again on the same data. Everything answered 2xx must be stored, and
  * nothing half-written may be visible. Bounded: at most MAX_REQUESTS requests in about 5 s.
  *
@@ -71,6 +72,8 @@ async function prepare(base: string): Promise<Setup> {
 interface Outcome {
   alerts: { iid: number; title: string }[];
   events: string[];
+  /** Personal tokens answered 201, by id. */
+  tokens: number[];
   /** Per chain: access tokens answered 200, in order, and whether a refresh was in flight at the kill. */
   chains: { tokens: string[]; lastRefresh: string; inFlight: boolean }[];
   answered: number;
@@ -83,6 +86,7 @@ async function driveAndKill(server: ServerProcess, setup: Setup): Promise<Outcom
   const out: Outcome = {
     alerts: [],
     events: [],
+    tokens: [],
     chains: setup.refresh.map((r) => ({ tokens: [], lastRefresh: r, inFlight: false })),
     answered: 0,
     sent: 0,
@@ -143,6 +147,26 @@ async function driveAndKill(server: ServerProcess, setup: Setup): Promise<Outcom
       if (out.answered >= KILL_AFTER_ANSWERS) kill();
     }
   };
+  const tokenWorker = async () => {
+    while (budget()) {
+      out.sent += 1;
+      try {
+        const res = await fetch(`${base}/api/v4/user/personal_access_tokens`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'private-token': LIVE_ROOT_TOKEN },
+          body: JSON.stringify({ name: `durable ${(sequence += 1)}`, scopes: ['read_api'] }),
+        });
+        const body = await res.text();
+        if (res.status === 201) {
+          out.tokens.push((JSON.parse(body) as { id: number }).id);
+          out.answered += 1;
+        } else assert.fail(`token creation answered ${res.status}: ${body}`);
+      } catch (error) {
+        if (!killed) throw error;
+      }
+      if (out.answered >= KILL_AFTER_ANSWERS) kill();
+    }
+  };
   const chainWorker = async (chain: Outcome['chains'][number]) => {
     while (budget()) {
       out.sent += 1;
@@ -179,6 +203,8 @@ async function driveAndKill(server: ServerProcess, setup: Setup): Promise<Outcom
     eventWorker(),
     eventWorker(),
     eventWorker(),
+    tokenWorker(),
+    tokenWorker(),
     ...out.chains.map(chainWorker),
   ]);
   clearTimeout(killer);
@@ -233,6 +259,24 @@ async function verify(base: string, db: LiveDatabase, setup: Setup, out: Outcome
       errors.some((e) => Number(e.id) === id),
       `event's error ${id} exists`,
     );
+
+  // Audit: every answered token has its creation event once, and no event names a token that
+  // was not stored. The list writes what is queued first; afterwards nothing is left queued.
+  const listed = await liveApi(base, 'GET', '/audit_events?per_page=1', LIVE_ROOT_TOKEN);
+  assert.equal(listed.status, 200, listed.text);
+  const audited = await db.query<{ target_id: number }>(
+    "select target_id from audit_events where event_name = 'personal_access_token_created' and target_details like 'durable %'",
+  );
+  const auditedIds = audited.map((row) => Number(row.target_id));
+  assert.equal(new Set(auditedIds).size, auditedIds.length, 'no creation is recorded twice');
+  for (const id of out.tokens) assert.ok(auditedIds.includes(id), `token ${id}'s creation is recorded`);
+  const storedTokens = new Set(
+    (await db.query<{ id: number }>("select id from personal_access_tokens where name like 'durable %'")).map((row) => Number(row.id)),
+  );
+  for (const id of auditedIds) assert.ok(storedTokens.has(id), `the recorded token ${id} exists`);
+  assert.equal(auditedIds.length, storedTokens.size, 'every stored token is recorded');
+  const [queued] = await db.query<{ n: number }>('select count(*) as n from audit_event_queue');
+  assert.equal(Number(queued?.n), 0, 'nothing is left queued');
 
   // OAuth: every token row belongs to a family that a code started, and a family has at most
   // one live token (rotation is atomic); every answered access token is stored.
@@ -289,13 +333,20 @@ async function runScenario(db: LiveDatabase, dataDir: string): Promise<void> {
   try {
     const setup = await prepare(first.url);
     const out = await driveAndKill(first, setup);
-    assert.ok(out.alerts.length > 0 && out.events.length > 0, `every kind was answered before the kill (${JSON.stringify(out.sent)})`);
+    assert.ok(
+      out.alerts.length > 0 && out.events.length > 0 && out.tokens.length > 0,
+      `every kind was answered before the kill (${JSON.stringify(out.sent)})`,
+    );
     assert.ok(
       out.chains.some((c) => c.tokens.length > 0),
       'refresh grants were answered before the kill',
     );
+    // How many commits' audit events were still queued at the kill (they depend on the load the
+    // writer saw, so this is reported, not asserted; verify() checks every event either way).
+    const [queued] = await db.query<{ n: number }>('select count(*) as n from audit_event_queue');
+    process.stdout.write(`# audit queue rows at the kill: ${Number(queued?.n)}\n`);
     process.stdout.write(
-      `# answered before the kill: ${out.alerts.length} alerts, ${out.events.length} events, ${out.chains.reduce((n, c) => n + c.tokens.length, 0)} refreshes (${out.chains.filter((c) => c.inFlight).length} in flight) of ${out.sent} sent\n`,
+      `# answered before the kill: ${out.alerts.length} alerts, ${out.events.length} events, ${out.tokens.length} tokens, ${out.chains.reduce((n, c) => n + c.tokens.length, 0)} refreshes (${out.chains.filter((c) => c.inFlight).length} in flight) of ${out.sent} sent\n`,
     );
     second = await startServer({ ...env, LOG_LEVEL: 'info' });
     await verify(second.url, db, setup, out);

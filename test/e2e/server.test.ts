@@ -84,9 +84,17 @@ describe('configuration errors', () => {
   it('reports every invalid variable at once and exits 1', () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'basalt-cfg-')), 'not-a-dir');
     writeFileSync(file, 'x');
-    const { status, stderr } = runMain({ PORT: 'abc', DATA_DIR: file, STORAGES: 'broken', BASALT_TIER: 'gold', RATE_LIMITS: 'nope' });
+    const { status, stderr } = runMain({
+      PORT: 'abc',
+      DATA_DIR: file,
+      STORAGES: 'broken',
+      BASALT_TIER: 'gold',
+      RATE_LIMITS: 'nope',
+      OUTBOX_THREAD: 'sometimes',
+    });
     assert.equal(status, 1);
-    for (const name of ['PORT', 'DATA_DIR', 'STORAGES', 'BASALT_TIER', 'RATE_LIMITS']) assert.match(stderr, new RegExp(name));
+    for (const name of ['PORT', 'DATA_DIR', 'STORAGES', 'BASALT_TIER', 'RATE_LIMITS', 'OUTBOX_THREAD'])
+      assert.match(stderr, new RegExp(name));
   });
 
   it('an unreachable DATABASE_URL is reported with exit 1', () => {

@@ -56,6 +56,11 @@ export interface DatabaseOptions {
   sqliteFile: string;
   schema: string | null;
   poolSize?: number;
+  /**
+   * SQLite: whether this connection runs the background checkpointer (default true). A second
+   * connection of the same process (the outbox's thread) leaves the log to the first one's.
+   */
+  checkpoints?: boolean;
 }
 
 // PostgreSQL BIGINT (int8) carries epoch-millisecond timestamps and counters that fit
@@ -90,10 +95,12 @@ export function directSqliteOf(db: Executor): DirectSqlite | undefined {
 }
 
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.schema, options.poolSize ?? 10) : openSqlite(options.sqliteFile);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.schema, options.poolSize ?? 10)
+    : openSqlite(options.sqliteFile, options.checkpoints ?? true);
 }
 
-function openSqlite(file: string): DatabaseHandle {
+function openSqlite(file: string, checkpoints: boolean): DatabaseHandle {
   // A new database file is the owner's alone (0600); SQLite gives its -wal and -shm files the
   // mode of the database file. An existing file keeps the mode its operator chose.
   if (file !== ':memory:') closeSync(openSync(file, 'a', 0o600));
@@ -114,14 +121,14 @@ function openSqlite(file: string): DatabaseHandle {
   // Checkpoints run on a worker thread (infra/db/checkpointer.ts), which keeps the log under
   // about 15,000 pages; this one only if it lags.
   sqlite.pragma('wal_autocheckpoint = 40000');
-  const checkpointer = new BackgroundCheckpointer(file);
+  const checkpointer = checkpoints ? new BackgroundCheckpointer(file) : null;
   const statements = withStatementCache(sqlite);
   // One connection: whichever path a statement takes, it is in the one transaction open.
   const bumper = new EpochBumper('?', () => sqlite);
   const db = new Kysely<DB>({ dialect: bumper.dialect(new SqliteDialect({ database: statements })) });
   bumper.adapter = db.getExecutor().adapter;
   const batcher = new WriteBatcher(db);
-  checkpointer.holdWritesWith(batcher.quiesce);
+  checkpointer?.holdWritesWith(batcher.quiesce);
   directHandles.set(db.getExecutor().adapter, { sqlite, prepare: (sql) => statements.prepare(sql), bumper });
   // data_version moves when another connection commits; total_changes() counts the rows this
   // connection has changed (rolled back ones too, which only costs a needless miss).
@@ -139,7 +146,7 @@ function openSqlite(file: string): DatabaseHandle {
     },
     poolStats: () => ({ waiting: 0, total: 1 }),
     close: async () => {
-      await checkpointer.stop();
+      await checkpointer?.stop();
       await db.destroy();
     },
   };

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { sql, type Updateable } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import { CompiledOnce, gatherForCommit, type Database, type Dialect, type Executor } from '../db/index.js';
 import type { OutboxTable } from '../db/tables/outbox.js';
+import { BUSY_REQUESTS_PER_SECOND, BUSY_UTILIZATION, RequestLoad } from '../load.js';
 
 export type SendResult = { ok: true } | { ok: false; error: string; permanent?: boolean; retryAfterMs?: number };
 
@@ -46,6 +47,8 @@ export interface OutboxOptions {
   retentionMs?: number;
   /** The host part of generated message ids. */
   host?: string;
+  /** The process's request count (the HTTP layer's); a count of its own when left out. */
+  load?: RequestLoad;
 }
 
 interface ClaimedRow {
@@ -86,9 +89,6 @@ const INSERT_ITEM = new CompiledOnce(5, (db, kind: string, messageId: string, pa
     .onConflict((oc) => oc.column('message_id').doNothing()),
 );
 
-/** Above this use of the event loop, or this rate of requests, each poll sends one batch only. */
-const BUSY_UTILIZATION = 0.5;
-const BUSY_REQUESTS_PER_SECOND = 100;
 /** The shortest gap whose requests tell whether the process is busy (IDLE_GAP_MS, below, is as long). */
 const MIN_JUDGED_GAP_MS = 20;
 /** The batch a busy process sends each poll (mail at 16 a second while a storm lasts), in parts. */
@@ -142,15 +142,17 @@ export class Outbox {
   private stopped = true;
   private poked = false;
   private pokePending = false;
+  /** Where wake-ups go when another thread runs the loop (`forwardWakeUps`). */
+  private forward: (() => void) | null = null;
   private lastPrune = 0;
   /** Items sent whose state is written with the next batch. */
   private readonly sentIds: number[] = [];
   /** The event loop's use and the requests counted when the last drain ended: the gap since then holds none of the outbox's own work. */
-  private gapStart = { utilization: performance.eventLoopUtilization(), requests: 0, at: performance.now() };
+  private gapStart: { utilization: EventLoopUtilization; requests: number; at: number };
   /** Whether the last gap long enough to judge found the process busy. */
   private lastVerdict = false;
-  /** Requests this process has begun (`noteRequest`), the measure of load that CPU contention cannot hide. */
-  private requests = 0;
+  /** Requests this process has begun, the measure of load that CPU contention cannot hide. */
+  private readonly load: RequestLoad;
   /** A sequence for message ids within one millisecond of this process. */
   private idSequence = 0;
 
@@ -166,6 +168,8 @@ export class Outbox {
     this.pollMs = options.pollMs ?? 1_000;
     this.retentionMs = options.retentionMs ?? 7 * 86_400_000;
     this.host = options.host ?? 'basalt.local';
+    this.load = options.load ?? new RequestLoad();
+    this.gapStart = { utilization: performance.eventLoopUtilization(), requests: this.load.requests, at: performance.now() };
   }
 
   register(kind: string, handler: OutboxKind): void {
@@ -258,7 +262,7 @@ export class Outbox {
     try {
       while (done < limit) {
         // Claims go in batches: when half the slots are free, not one statement per item.
-        if (options.yieldTo !== undefined && this.requests - requestsAtStart >= options.yieldTo) {
+        if (options.yieldTo !== undefined && this.load.since(requestsAtStart) >= options.yieldTo) {
           // Requests came while it sent: the process counts as busy until a gap says otherwise.
           exhausted = true;
           this.lastVerdict = true;
@@ -314,7 +318,24 @@ export class Outbox {
       .execute();
   }
 
+  /**
+   * Another thread runs this outbox's loop (src/outbox-thread.ts): a new item tells it there,
+   * through `notify`, instead of waking a loop here.
+   */
+  forwardWakeUps(notify: () => void): void {
+    this.forward = notify;
+  }
+
+  /** A new item was queued (here, or in the thread that forwards): the loop looks soon rather than at its next poll. */
+  wake(): void {
+    this.poke();
+  }
+
   private poke(): void {
+    if (this.forward) {
+      this.forward();
+      return;
+    }
     if (this.stopped) return;
     if (this.running) {
       this.poked = true;
@@ -328,9 +349,13 @@ export class Outbox {
     this.schedule(0);
   }
 
-  /** Counts a request this process began (the HTTP layer calls it): the loop gives way to requests. */
+  /** Counts a request this process began (tests; the server counts them in its RequestLoad): the loop gives way to requests. */
   noteRequest(): void {
-    this.requests += 1;
+    this.load.note();
+  }
+
+  private get requests(): number {
+    return this.load.requests;
   }
 
   /**
@@ -347,7 +372,7 @@ export class Outbox {
     // Right after a drain no request may have arrived yet, whatever the load: a gap too short to
     // count requests in keeps the verdict of the last one that was long enough.
     if (seconds < MIN_JUDGED_GAP_MS / 1000) return loopBusy || this.lastVerdict;
-    this.lastVerdict = loopBusy || (this.requests - this.gapStart.requests) / seconds > BUSY_REQUESTS_PER_SECOND;
+    this.lastVerdict = loopBusy || this.load.since(this.gapStart.requests) / seconds > BUSY_REQUESTS_PER_SECOND;
     return this.lastVerdict;
   }
 

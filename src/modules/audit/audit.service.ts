@@ -2,14 +2,17 @@ import type { AuditEntry } from '../../infra/audit.js';
 import type { Actor } from '../../infra/auth/index.js';
 import type { DomainEvent } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
-import type { Executor } from '../../infra/db/index.js';
+import { gatherForCommit, type Executor } from '../../infra/db/index.js';
 import type { DomainMetrics } from '../../infra/domain-metrics.js';
 import { NotFoundError } from '../../infra/errors/index.js';
 import type { Page } from '../../infra/http/index.js';
-import { AuditRepository, type AuditEventRow, type AuditFilter } from './audit.repository.js';
+import type { AuditQueueWriter } from './audit-queue.writer.js';
+import { AuditRepository, queuedValuesOf, type AuditEventRow, type AuditFilter } from './audit.repository.js';
 
 const DAY_MS = 86_400_000;
 const DONE = Promise.resolve();
+/** The commit buffer's key for a shared commit's audit events. */
+const QUEUE_KEY = 'audit_event_queue';
 const RETENTION_BATCH = 1000;
 /**
  * Sudo and impersonation-token use is recorded once per credential, acting user and hour in
@@ -24,14 +27,18 @@ export type AuditScope = { kind: 'instance' } | { kind: 'Group' | 'Project'; id:
 
 /**
  * The audit trail. Services publish `audited` on the bus inside the transaction of their
- * change; `record` writes the row with that transaction's executor, so the event exists
- * exactly when the change does. Reading narrows each list to its scope before any filter.
+ * change; `record` stores the event with that transaction's executor, so the event exists
+ * exactly when the change does. In a shared commit (`transact`) the commit's events are queued
+ * as one row, which the queue's writer moves into `audit_events` when the process has time;
+ * elsewhere the event's row is written at once. Every read writes what is queued first, then
+ * narrows each list to its scope before any filter.
  */
 export class AuditService {
   private readonly privilegedUses = new Map<string, number>();
 
   constructor(
     private readonly events: AuditRepository,
+    private readonly writer: AuditQueueWriter,
     private readonly clock: Clock,
     private readonly metrics: DomainMetrics,
     private readonly retentionDays: number,
@@ -72,10 +79,15 @@ export class AuditService {
   }
 
   /**
-   * One INSERT in the executor's transaction, nothing read: on SQLite it runs at once on the
-   * connection (no promise, no repository), elsewhere through the repository.
+   * In a shared commit, the event joins the commit's queue row (written just before it
+   * commits). Otherwise one INSERT in the executor's transaction, nothing read: on SQLite it runs
+   * at once on the connection (no promise, no repository), elsewhere through the repository.
    */
   record(entry: AuditEntry, executor: Executor): Promise<void> {
+    if (gatherForCommit(executor, QUEUE_KEY, queuedValuesOf(entry), this.writer.enqueue)) {
+      this.counted(entry);
+      return DONE;
+    }
     try {
       if (AuditRepository.insertNow(executor, entry)) {
         this.counted(entry);
@@ -90,17 +102,24 @@ export class AuditService {
       .then(() => this.counted(entry));
   }
 
-  /** Counted when written; a rolled-back transaction counts an event that is not kept (rare). */
+  /** Counted when stored (queued or written); a rolled-back transaction counts an event that is not kept (rare). */
   private counted(entry: AuditEntry): void {
     this.metrics.increment('basalt_audit_events_written_total', { entity_type: entry.entityType });
   }
 
-  list(scope: AuditScope, filter: AuditFilter, page: Page): Promise<{ rows: AuditEventRow[]; total: number }> {
+  /** Writes every queued event into `audit_events`: reads do it first; so may tests and tools. */
+  async writeQueued(): Promise<void> {
+    await this.writer.writeAll();
+  }
+
+  async list(scope: AuditScope, filter: AuditFilter, page: Page): Promise<{ rows: AuditEventRow[]; total: number }> {
+    await this.writeQueued();
     return this.events.list(this.narrow(scope, filter), page.limit, page.offset);
   }
 
   /** One event of the scope; 404 for one outside it, as for one that does not exist. */
   async get(scope: AuditScope, id: number): Promise<AuditEventRow> {
+    await this.writeQueued();
     const row = await this.events.findById(id);
     if (!row || (scope.kind !== 'instance' && (row.entity_type !== scope.kind || row.entity_id !== scope.id))) {
       throw new NotFoundError('Audit Event');
@@ -110,6 +129,7 @@ export class AuditService {
 
   /** Deletes events older than the retention period, in batches; how many went. */
   async applyRetention(heartbeat: () => Promise<void>): Promise<number> {
+    await this.writeQueued();
     const cutoff = this.clock.now() - this.retentionDays * DAY_MS;
     let total = 0;
     for (;;) {

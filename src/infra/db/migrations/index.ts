@@ -17,6 +17,7 @@ import { errorPagesMigration } from './0016_error_pages.js';
 import { auditEventsMigration } from './0017_audit_events.js';
 import { issueAssigneesMigration } from './0018_issue_assignees.js';
 import { notificationMailEventsMigration } from './0019_notification_mail_events.js';
+import { auditEventQueueMigration } from './0020_audit_event_queue.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -25,7 +26,8 @@ import type { MigrationFactory } from './helpers.js';
  * 0004 alerts, 0005 error tracking, 0006 notifications and events, 0007 git, 0008 cache epochs;
  * later changes take the next free number (0009 OAuth token ids, 0010 error event ids,
  * 0011 error fingerprint keys, 0012 the projects' activity index, 0013 the outbox, 0014 webhooks, 0015 alert activity,
- * 0016 the error list pages' indexes, 0017 audit events, 0018 issue assignees and due dates, 0019 sign-in addresses and error mail settings).
+ * 0016 the error list pages' indexes, 0017 audit events, 0018 issue assignees and due dates, 0019 sign-in addresses and error mail settings,
+ * 0020 the audit event queue).
  * A shipped migration is never edited; a change is a new file.
  */
 export const migrations: Record<string, MigrationFactory> = {
@@ -48,4 +50,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0017_audit_events': auditEventsMigration,
   '0018_issue_assignees': issueAssigneesMigration,
   '0019_notification_mail_events': notificationMailEventsMigration,
+  '0020_audit_event_queue': auditEventQueueMigration,
 };

@@ -18,6 +18,13 @@ export interface AuditEventsTable {
   created_at: Millis;
 }
 
+/** One shared commit's audit events on their way to `audit_events` (migration 0020): deflated JSON, base64. */
+export interface AuditEventQueueTable {
+  id: Generated<number>;
+  events: string;
+}
+
 export interface AuditTables {
   audit_events: AuditEventsTable;
+  audit_event_queue: AuditEventQueueTable;
 }
