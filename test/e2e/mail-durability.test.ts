@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { LIVE_ROOT_PASSWORD, LIVE_ROOT_TOKEN, liveApi, liveSqlite } from '../helpers/live.js';
+import { LIVE_ROOT_PASSWORD, LIVE_ROOT_TOKEN, liveMailedAlerts, liveSqlite } from '../helpers/live.js';
 import { startServer, type ServerProcess } from '../helpers/server-process.js';
 import { startTestSmtp, type ReceivedMail, type TestSmtp } from '../helpers/smtp.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -44,18 +44,7 @@ describe('mail outbox survives SIGKILL', () => {
       server = await startServer({ ...env, RUN_JOBS: 'false' });
       const base = server.url;
       const dataDir = server.dataDir;
-      const project = await liveApi(base, 'POST', '/projects', LIVE_ROOT_TOKEN, { name: 'mailed', path: 'mailed' });
-      assert.equal(project.status, 201, project.text);
-      const projectId = (project.json() as { id: number }).id;
-      const put = await liveApi(base, 'PUT', `/projects/${projectId}/alert_management/settings`, LIVE_ROOT_TOKEN, { send_email: true });
-      assert.equal(put.status, 200, put.text);
-      const integration = await liveApi(base, 'POST', `/projects/${projectId}/alert_management/integrations`, LIVE_ROOT_TOKEN, {
-        name: 'mail',
-        type: 'http',
-        active: true,
-      });
-      const { url, token } = integration.json() as { url: string; token: string };
-      const notifyPath = new URL(url).pathname;
+      const { notifyPath, token } = await liveMailedAlerts(base, 'mailed');
       for (let i = 0; i < MAILS; i += 1) {
         const res = await fetch(`${base}${notifyPath}`, {
           method: 'POST',

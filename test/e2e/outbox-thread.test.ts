@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { LIVE_ROOT_PASSWORD, LIVE_ROOT_TOKEN, liveApi } from '../helpers/live.js';
+import { LIVE_ROOT_PASSWORD, LIVE_ROOT_TOKEN, liveMailedAlerts } from '../helpers/live.js';
 import { startServer, type ServerProcess } from '../helpers/server-process.js';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -41,23 +41,10 @@ describe('the outbox thread', () => {
       OUTBOX_THREAD: outboxThread,
     });
     const base = server.url;
-    const project = await liveApi(base, 'POST', '/projects', LIVE_ROOT_TOKEN, {
-      name: `mailed-${outboxThread}`,
-      path: `mailed-${outboxThread}`,
-    });
-    assert.equal(project.status, 201, project.text);
-    const projectId = (project.json() as { id: number }).id;
-    const put = await liveApi(base, 'PUT', `/projects/${projectId}/alert_management/settings`, LIVE_ROOT_TOKEN, { send_email: true });
-    assert.equal(put.status, 200, put.text);
-    const integration = await liveApi(base, 'POST', `/projects/${projectId}/alert_management/integrations`, LIVE_ROOT_TOKEN, {
-      name: 'mail',
-      type: 'http',
-      active: true,
-    });
-    const { url, token } = integration.json() as { url: string; token: string };
+    const { notifyPath, token } = await liveMailedAlerts(base, `mailed-${outboxThread}`);
     await Promise.all(
       Array.from({ length: ALERTS }, async (_, i) => {
-        const res = await fetch(`${base}${new URL(url).pathname}`, {
+        const res = await fetch(`${base}${notifyPath}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
           body: JSON.stringify({ title: `Threaded alert ${i}` }),

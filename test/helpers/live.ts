@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { testSchemaName, withSchemaLock } from './database.js';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -178,4 +179,24 @@ export async function liveApi(
   });
   const text = await res.text();
   return { status: res.status, text, json: () => JSON.parse(text) };
+}
+
+/**
+ * A project (`path`, created by root) whose alerts are mailed (`send_email`), with an HTTP alert
+ * integration: the path and key to post alerts to on a live server.
+ */
+export async function liveMailedAlerts(base: string, path: string): Promise<{ notifyPath: string; token: string }> {
+  const project = await liveApi(base, 'POST', '/projects', LIVE_ROOT_TOKEN, { name: path, path });
+  assert.equal(project.status, 201, project.text);
+  const projectId = (project.json() as { id: number }).id;
+  const put = await liveApi(base, 'PUT', `/projects/${projectId}/alert_management/settings`, LIVE_ROOT_TOKEN, { send_email: true });
+  assert.equal(put.status, 200, put.text);
+  const integration = await liveApi(base, 'POST', `/projects/${projectId}/alert_management/integrations`, LIVE_ROOT_TOKEN, {
+    name: 'mail',
+    type: 'http',
+    active: true,
+  });
+  assert.equal(integration.status, 201, integration.text);
+  const { url, token } = integration.json() as { url: string; token: string };
+  return { notifyPath: new URL(url).pathname, token };
 }

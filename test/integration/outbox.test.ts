@@ -4,6 +4,7 @@ import pino from 'pino';
 import { ManualClock } from '../../src/infra/clock.js';
 import { Mailer } from '../../src/infra/mail/index.js';
 import { SmtpWorker } from '../../src/infra/mail/smtp-worker.js';
+import { RequestLoad } from '../../src/infra/load.js';
 import { Outbox, type OutboxItem, type SendResult } from '../../src/infra/outbox/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startTestSmtp } from '../helpers/smtp.js';
@@ -23,8 +24,10 @@ describe('outbox', () => {
   });
   after(() => database.drop());
 
+  /** The requests the outboxes give way to, as the HTTP layer counts them. */
+  const load = new RequestLoad();
   const make = (options: ConstructorParameters<typeof Outbox>[4] = {}) =>
-    new Outbox(database.handle.db, database.handle.dialect, clock, log, { host: 'basalt.test', ...options });
+    new Outbox(database.handle.db, database.handle.dialect, clock, log, { host: 'basalt.test', load, ...options });
   const state = async (messageId: string) =>
     database.handle.db.selectFrom('outbox').selectAll().where('message_id', '=', messageId).executeTakeFirstOrThrow();
 
@@ -34,7 +37,7 @@ describe('outbox', () => {
    */
   const startWhileRequestsCome = async (outbox: Outbox) => {
     const requests = setInterval(() => {
-      for (let i = 0; i < 5; i += 1) outbox.noteRequest();
+      for (let i = 0; i < 5; i += 1) load.note();
     }, 5);
     await new Promise((r) => setTimeout(r, 50));
     outbox.start();

@@ -246,7 +246,7 @@ export class Outbox {
    * one, so a busy process's bounded batch is not overshot by a claim of large items.
    */
   async drain(limit = 10_000, options: { yieldTo?: number; oneAtATime?: boolean } = {}): Promise<number> {
-    const requestsAtStart = this.requests;
+    const requestsAtStart = this.load.requests;
     let done = 0;
     const inFlight = new Set<Promise<void>>();
     let exhausted = false;
@@ -349,15 +349,6 @@ export class Outbox {
     this.schedule(0);
   }
 
-  /** Counts a request this process began (tests; the server counts them in its RequestLoad): the loop gives way to requests. */
-  noteRequest(): void {
-    this.load.note();
-  }
-
-  private get requests(): number {
-    return this.load.requests;
-  }
-
   /**
    * Whether requests keep this process busy, over the gap since the last drain ended (which holds
    * none of the outbox's own sending, so a backlog being sent never counts as load): requests
@@ -400,7 +391,7 @@ export class Outbox {
         })
         .then((done) => {
           this.running = null;
-          this.gapStart = { utilization: performance.eventLoopUtilization(), requests: this.requests, at: performance.now() };
+          this.gapStart = { utilization: performance.eventLoopUtilization(), requests: this.load.requests, at: performance.now() };
           const more = done >= limit || this.poked;
           if (!this.stopped) this.schedule(more && !busy ? IDLE_GAP_MS : this.pollMs);
         });

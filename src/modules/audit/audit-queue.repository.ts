@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { CompiledOnce, Repository, type Dialect, type Executor } from '../../infra/db/index.js';
-import type { AuditRowValues, QueuedRowValues } from './audit.repository.js';
+import { withDetailsJson, type AuditRowValues, type QueuedRowValues } from './audit.repository.js';
 
 /** A queued row: its id and its events' row values, or null when its text does not decode. */
 export interface QueuedEvents {
@@ -18,8 +18,6 @@ interface Encoded {
   rows: unknown[][];
 }
 const COLUMN_COUNT = 12;
-/** The column of `details` (COLUMNS in audit.repository.ts). */
-const DETAILS = 9;
 
 /**
  * A commit's events as the queue stores them: JSON with each column whose value every event
@@ -53,8 +51,7 @@ export function decodeEvents(events: string): AuditRowValues[] | null {
       let next = 0;
       for (let column = 0; column < COLUMN_COUNT; column += 1) values.push(column in shared ? shared[column] : own[next++]);
       // `details` was queued as the entry's object; the table holds its JSON.
-      if (typeof values[DETAILS] !== 'string') values[DETAILS] = JSON.stringify(values[DETAILS] ?? {});
-      return values as AuditRowValues;
+      return withDetailsJson(values as QueuedRowValues);
     });
   } catch {
     return null;

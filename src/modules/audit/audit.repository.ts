@@ -27,8 +27,13 @@ const INSERT = new CompiledOnce<unknown, AuditRowValues>(COLUMNS.length, (db, ..
 /** Rows of one INSERT when the writer empties the queue: 12 values each, far below either database's limit. */
 const ROWS_PER_INSERT = 200;
 
-/** An event's row values, in COLUMNS' order: what the queue stores for each event. */
-export type AuditRowValues = [
+/**
+ * An event's row values, in COLUMNS' order. `Details` is its `details`: the entry's object while a
+ * shared commit gathers it (serialised with the rest of the commit's events in one JSON text,
+ * src/modules/audit/audit-queue.repository.ts, rather than once per event on the request path),
+ * its JSON in the table.
+ */
+type RowValues<Details> = [
   number,
   string,
   string,
@@ -38,34 +43,17 @@ export type AuditRowValues = [
   number | null,
   string | null,
   string,
-  string,
+  Details,
   string | null,
   number,
 ];
-
-/** The row values of `entry`, in COLUMNS' order; `details` as JSON (names, scopes and ids: small). */
-export function rowValuesOf(entry: AuditEntry): AuditRowValues {
-  return [
-    entry.authorId,
-    entry.authorName,
-    entry.entityType,
-    entry.entityId,
-    entry.entityPath,
-    entry.targetType ?? null,
-    entry.targetId ?? null,
-    entry.targetDetails ?? null,
-    entry.eventName,
-    entry.details === undefined ? '{}' : JSON.stringify(entry.details),
-    entry.ipAddress ?? null,
-    entry.at,
-  ];
-}
+export type AuditRowValues = RowValues<string>;
+export type QueuedRowValues = RowValues<unknown>;
+const DETAILS = COLUMNS.indexOf('details');
 
 /**
- * The row values of `entry` as the queue gathers them: `details` still an object, serialised with
- * the rest of its commit's events in one JSON text (src/modules/audit/audit-queue.repository.ts)
- * rather than once per event on the request path. The entry is the publisher's own, built for
- * this event and not changed after it is published.
+ * The row values of `entry` as a shared commit gathers them, `details` still the object. The entry
+ * is the publisher's own, built for this event and not changed after it is published.
  */
 export function queuedValuesOf(entry: AuditEntry): QueuedRowValues {
   return [
@@ -84,21 +72,14 @@ export function queuedValuesOf(entry: AuditEntry): QueuedRowValues {
   ];
 }
 
-/** Row values whose `details` (index 9) is the entry's object, not yet JSON. */
-export type QueuedRowValues = [
-  number,
-  string,
-  string,
-  number,
-  string | null,
-  string | null,
-  number | null,
-  string | null,
-  string,
-  unknown,
-  string | null,
-  number,
-];
+/** Row values as the table holds them: `details` as JSON (names, scopes and ids: small). */
+export function withDetailsJson(values: QueuedRowValues): AuditRowValues {
+  if (typeof values[DETAILS] !== 'string') values[DETAILS] = JSON.stringify(values[DETAILS] ?? {});
+  return values as AuditRowValues;
+}
+
+/** The row values of `entry` for the table. */
+export const rowValuesOf = (entry: AuditEntry): AuditRowValues => withDetailsJson(queuedValuesOf(entry));
 
 export interface AuditFilter {
   createdAfter?: number;
