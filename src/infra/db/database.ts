@@ -1,6 +1,6 @@
 import { closeSync, openSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { ReplaceNulPlugin } from './nul-plugin.js';
 import type { DB } from './schema.js';
@@ -8,6 +8,7 @@ import { BackgroundCheckpointer } from './checkpointer.js';
 import { EpochBumper, type EpochDeclarations } from './epoch-bumps.js';
 import { WriteBatcher, type Transact } from './write-batcher.js';
 import { withCommitBuffer } from './commit-buffer.js';
+import { immediateSqliteDialect } from './sqlite-immediate.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Database = Kysely<DB>;
@@ -125,7 +126,7 @@ function openSqlite(file: string, checkpoints: boolean): DatabaseHandle {
   const statements = withStatementCache(sqlite);
   // One connection: whichever path a statement takes, it is in the one transaction open.
   const bumper = new EpochBumper('?', () => sqlite);
-  const db = new Kysely<DB>({ dialect: bumper.dialect(new SqliteDialect({ database: statements })) });
+  const db = new Kysely<DB>({ dialect: bumper.dialect(immediateSqliteDialect({ database: statements })) });
   bumper.adapter = db.getExecutor().adapter;
   const batcher = new WriteBatcher(db);
   checkpointer?.holdWritesWith(batcher.quiesce);
