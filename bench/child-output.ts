@@ -22,3 +22,15 @@ export function firstLine(child: ChildProcess, timeoutMs = 120_000): Promise<str
     });
   });
 }
+
+/** Calls `onLine` once, when the child prints `line` on a line of its own on stdout. */
+export function onceLine(child: ChildProcess, line: string, onLine: () => void): void {
+  let buffer = '';
+  const listen = (chunk: Buffer) => {
+    buffer += chunk.toString();
+    if (!buffer.split('\n').includes(line)) return;
+    child.stdout?.off('data', listen);
+    onLine();
+  };
+  child.stdout?.on('data', listen);
+}

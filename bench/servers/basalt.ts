@@ -38,7 +38,8 @@ const config = loadConfig(
   {
     ...(sink ? { SMTP_URL: sink.url, EMAIL_FROM: 'Basalt <basalt@bench.test>' } : {}),
     DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
+    // BENCH_LOG_LEVEL=warn shows why a request failed (the load counts non-2xx answers).
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
     BASALT_ROOT_TOKEN: BENCH_ROOT_TOKEN,
     BASALT_ROOT_PASSWORD: 'bench-root-password',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
@@ -56,6 +57,8 @@ const app = await buildApp(config);
 await app.ready();
 // bench/audit-ab.ts's "off" server: the same code with an audit subscriber that writes nothing.
 if (process.env.BENCH_AUDIT === 'off') app.modules.audit.audit.record = () => Promise.resolve();
+// Auditing as shipped but the queue's writer stopped: what the request path alone costs.
+if (process.env.BENCH_AUDIT === 'queued') await app.modules.audit.writer.stop();
 // Whether any row more in the transaction costs what the audit row does: a one-column row instead.
 if (process.env.BENCH_AUDIT === 'scratch') {
   await sql`create table bench_scratch (id integer primary key, v text)`.execute(app.platform.db);
