@@ -92,11 +92,11 @@ function SourceTable({ title, rows, csrf, empty }: { title: string; rows: Source
       {rows.length === 0 ? (
         <p class="muted">{empty}</p>
       ) : (
-        <table>
+        <table class="notification-sources">
           <tbody>
             {rows.map((row) => (
               <tr id={`${row.kind}-${row.id}`}>
-                <td>{row.name}</td>
+                <td class="source-name">{row.name}</td>
                 <td class="actions">
                   <form method="post" action={`/-/profile/notifications/${row.kind}/${row.id}`}>
                     <Csrf token={csrf} />
