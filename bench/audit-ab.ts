@@ -23,7 +23,7 @@ import { auditScenarios, type LoadRequest } from './scenarios.js';
 
 const root = path.dirname(import.meta.dirname);
 const SERVER = path.join(root, 'dist-bench', 'bench', 'servers', 'basalt.js');
-const AT_ONCE_ROUNDS = Number(process.env.BENCH_AUDIT_AT_ONCE_ROUNDS ?? 5);
+const AT_ONCE_ROUNDS = Number(process.env.BENCH_AUDIT_AT_ONCE_ROUNDS ?? 9);
 const pin = os.availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
 interface Server {
@@ -84,7 +84,12 @@ function run(args: string[], core: string, env: Record<string, string>, flags: s
     : spawn(process.execPath, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
-/** BENCH_AUDIT_ON=unindexed starts the "on" server without the audit table's indexes (what they cost). */
+/**
+ * What the "on" server runs (bench/servers/basalt.ts): `on` (auditing as shipped), `queued` (the
+ * queue's writer stopped: the request path alone), `off` (the null test: the same build on both
+ * sides, which shows what one run resolves), `direct`, `unindexed`, `scratch`, `wide` (variants of
+ * the row written at once).
+ */
 const ON_MODE = process.env.BENCH_AUDIT_ON ?? 'on';
 
 async function start(scenario: string, mode: 'on' | 'off'): Promise<Server> {
