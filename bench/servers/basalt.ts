@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
-import { migrateToLatest, openDatabase } from '../../src/infra/db/index.js';
+import { gatherForCommit, migrateToLatest, openDatabase, type Executor } from '../../src/infra/db/index.js';
 import { directSqliteOf } from '../../src/infra/db/database.js';
 import { auditScenarios, BENCH_ROOT_TOKEN, scenarios } from '../scenarios.js';
 import { profileOnSignal } from './profile.js';
@@ -59,6 +59,23 @@ await app.ready();
 if (process.env.BENCH_AUDIT === 'off') app.modules.audit.audit.record = () => Promise.resolve();
 // Auditing as shipped but the queue's writer stopped: what the request path alone costs.
 if (process.env.BENCH_AUDIT === 'queued') await app.modules.audit.writer.stop();
+// The shared commit's mechanism alone: each event gathered as it is, the commit writing one
+// constant one-column row (no row values, no JSON, no counter).
+// `gathered-json`: the same, the row holding the gathered entries' JSON (about 2 KB a commit).
+if (process.env.BENCH_AUDIT === 'gathered' || process.env.BENCH_AUDIT === 'gathered-json') {
+  await sql`create table bench_scratch (id integer primary key, v text)`.execute(app.platform.db);
+  const json = process.env.BENCH_AUDIT === 'gathered-json';
+  const pad = process.env.BENCH_AUDIT_PAD ? 'x'.repeat(Number(process.env.BENCH_AUDIT_PAD)) : '';
+  const flush = (executor: Executor, entries: unknown[]) => {
+    const value = json ? JSON.stringify(entries) : `${entries.length}${pad}`;
+    directSqliteOf(executor)?.prepare('insert into bench_scratch (v) values (?)').run(value);
+    return Promise.resolve();
+  };
+  app.modules.audit.audit.record = (entry, executor) => {
+    gatherForCommit(executor, 'bench_gathered', entry, flush);
+    return Promise.resolve();
+  };
+}
 // Whether any row more in the transaction costs what the audit row does: a one-column row instead.
 if (process.env.BENCH_AUDIT === 'scratch') {
   await sql`create table bench_scratch (id integer primary key, v text)`.execute(app.platform.db);
