@@ -71,8 +71,15 @@ if (process.env.BENCH_AUDIT === 'gathered' || process.env.BENCH_AUDIT === 'gathe
     directSqliteOf(executor)?.prepare('insert into bench_scratch (v) values (?)').run(value);
     return Promise.resolve();
   };
+  // BENCH_AUDIT_JSON_EACH: each entry's JSON made when it is recorded, the flush joining them.
+  const each = process.env.BENCH_AUDIT_JSON_EACH === '1';
+  const joined = (executor: Executor, parts: unknown[]) => {
+    directSqliteOf(executor)?.prepare('insert into bench_scratch (v) values (?)').run(`[${parts.join(',')}]`);
+    return Promise.resolve();
+  };
   app.modules.audit.audit.record = (entry, executor) => {
-    gatherForCommit(executor, 'bench_gathered', entry, flush);
+    if (each) gatherForCommit(executor, 'bench_gathered', JSON.stringify(entry), joined);
+    else gatherForCommit(executor, 'bench_gathered', entry, flush);
     return Promise.resolve();
   };
 }
