@@ -74,7 +74,9 @@ if (process.env.BENCH_AUDIT === 'gathered' || process.env.BENCH_AUDIT === 'gathe
   // BENCH_AUDIT_JSON_EACH: each entry's JSON made when it is recorded, the flush joining them.
   const each = process.env.BENCH_AUDIT_JSON_EACH === '1';
   const joined = (executor: Executor, parts: unknown[]) => {
-    directSqliteOf(executor)?.prepare('insert into bench_scratch (v) values (?)').run(`[${parts.join(',')}]`);
+    directSqliteOf(executor)
+      ?.prepare('insert into bench_scratch (v) values (?)')
+      .run(`[${parts.join(',')}]`);
     return Promise.resolve();
   };
   app.modules.audit.audit.record = (entry, executor) => {
