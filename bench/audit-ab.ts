@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { firstLine, onceLine } from './child-output.js';
+import type { LoadResult } from './load.js';
 import { cpuMicros } from './cpu-time.js';
 import { auditScenarios, type LoadRequest } from './scenarios.js';
 
@@ -37,14 +38,7 @@ interface Server {
   served: number;
 }
 
-interface Round {
-  requests: number;
-  total: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
+type Round = LoadResult;
 
 export interface AuditPathResult {
   scenario: string;

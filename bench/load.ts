@@ -13,6 +13,19 @@ interface LoadOptions {
   request: LoadRequest;
 }
 
+/** What this process prints when its load is done (one JSON line after `started`). */
+export interface LoadResult {
+  requests: number;
+  total: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** The statuses of the answers, by code, when some were not 2xx. */
+  statuses?: Record<string, { count: number }>;
+}
+
 const options = JSON.parse(process.argv[2] ?? '{}') as LoadOptions;
 const { request } = options;
 const factory = request.factory ? factories[request.factory.name] : undefined;
@@ -46,18 +59,17 @@ const result = await autocannon({
     },
   ],
 });
-process.stdout.write(
-  `${JSON.stringify({
-    requests: result.requests.average,
-    total: result.requests.total,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    // Which statuses the non-2xx answers were (a 429 and a 500 are different findings).
-    ...(result.non2xx > 0
-      ? { statuses: (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats }
-      : {}),
-  })}\n`,
-);
+const printed: LoadResult = {
+  requests: result.requests.average,
+  total: result.requests.total,
+  p50: result.latency.p50,
+  p99: result.latency.p99,
+  non2xx: result.non2xx,
+  errors: result.errors,
+  timeouts: result.timeouts,
+  // Which statuses the non-2xx answers were (a 429 and a 500 are different findings).
+  ...(result.non2xx > 0
+    ? { statuses: (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {} }
+    : {}),
+};
+process.stdout.write(`${JSON.stringify(printed)}\n`);

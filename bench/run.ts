@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { LoadRequest } from './scenarios.js';
 import { scenarios } from './scenarios.js';
 import { firstLine, onceLine } from './child-output.js';
+import type { LoadResult } from './load.js';
 import { cpuMicros } from './cpu-time.js';
 import type { AuditPathResult } from './audit-ab.js';
 import type { BackupBench } from './backup.js';
@@ -171,15 +172,7 @@ async function load(port: number, request: LoadRequest, duration: number, round:
   const child = launch([path.join(here, 'load.ts'), JSON.stringify(options)], '1');
   if (onStart) onceLine(child, 'started', onStart);
   const line = await firstLine(child, (duration + 60) * 1000);
-  const result = JSON.parse(line) as {
-    requests: number;
-    total: number;
-    p50: number;
-    p99: number;
-    non2xx: number;
-    errors: number;
-    statuses?: unknown;
-  };
+  const result = JSON.parse(line) as LoadResult;
   if (result.statuses) process.stderr.write(`bench: non-2xx answers on port ${port}: ${JSON.stringify(result.statuses)}\n`);
   return result;
 }

@@ -60,28 +60,21 @@ if (process.env.BENCH_AUDIT === 'off') app.modules.audit.audit.record = () => Pr
 // Auditing as shipped but the queue's writer stopped: what the request path alone costs.
 if (process.env.BENCH_AUDIT === 'queued') await app.modules.audit.writer.stop();
 // The shared commit's mechanism alone: each event gathered as it is, the commit writing one
-// constant one-column row (no row values, no JSON, no counter).
-// `gathered-json`: the same, the row holding the gathered entries' JSON (about 2 KB a commit).
+// one-column row (no row values, no queue encoding, no counter): by default a constant row
+// (BENCH_AUDIT_PAD characters long); `gathered-json`, the gathered entries' JSON (about 9 KB a
+// commit); with BENCH_AUDIT_JSON_EACH=1, each entry's JSON made when it is recorded, joined there.
 if (process.env.BENCH_AUDIT === 'gathered' || process.env.BENCH_AUDIT === 'gathered-json') {
   await sql`create table bench_scratch (id integer primary key, v text)`.execute(app.platform.db);
   const json = process.env.BENCH_AUDIT === 'gathered-json';
-  const pad = process.env.BENCH_AUDIT_PAD ? 'x'.repeat(Number(process.env.BENCH_AUDIT_PAD)) : '';
-  const flush = (executor: Executor, entries: unknown[]) => {
-    const value = json ? JSON.stringify(entries) : `${entries.length}${pad}`;
-    directSqliteOf(executor)?.prepare('insert into bench_scratch (v) values (?)').run(value);
-    return Promise.resolve();
-  };
-  // BENCH_AUDIT_JSON_EACH: each entry's JSON made when it is recorded, the flush joining them.
   const each = process.env.BENCH_AUDIT_JSON_EACH === '1';
-  const joined = (executor: Executor, parts: unknown[]) => {
-    directSqliteOf(executor)
-      ?.prepare('insert into bench_scratch (v) values (?)')
-      .run(`[${parts.join(',')}]`);
+  const pad = 'x'.repeat(Number(process.env.BENCH_AUDIT_PAD ?? 0));
+  const rowOf = (values: unknown[]) => (each ? `[${values.join(',')}]` : json ? JSON.stringify(values) : `${values.length}${pad}`);
+  const flush = (executor: Executor, values: unknown[]) => {
+    directSqliteOf(executor)?.prepare('insert into bench_scratch (v) values (?)').run(rowOf(values));
     return Promise.resolve();
   };
   app.modules.audit.audit.record = (entry, executor) => {
-    if (each) gatherForCommit(executor, 'bench_gathered', JSON.stringify(entry), joined);
-    else gatherForCommit(executor, 'bench_gathered', entry, flush);
+    gatherForCommit(executor, 'bench_gathered', each ? JSON.stringify(entry) : entry, flush);
     return Promise.resolve();
   };
 }

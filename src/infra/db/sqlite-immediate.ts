@@ -1,4 +1,12 @@
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Dialect, type SqliteDialectConfig } from 'kysely';
+import {
+  CompiledQuery,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type SqliteDialectConfig,
+} from 'kysely';
 
 /**
  * SQLite's transactions, begun `IMMEDIATE`: each takes the write lock at its BEGIN, waiting for
@@ -12,13 +20,17 @@ import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, ty
  * one-connection queue anyway, so taking the lock first costs nothing the deferred one did not.
  */
 export function immediateSqliteDialect(config: SqliteDialectConfig): Dialect {
-  const dialect = new SqliteDialect(config);
-  return {
-    createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new ImmediateSqliteDriver(config),
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-  };
+  return new ImmediateSqliteDialect(config);
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly config: SqliteDialectConfig) {
+    super(config);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.config);
+  }
 }
 
 class ImmediateSqliteDriver extends SqliteDriver {
