@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { CompiledOnce, Repository, type Dialect, type Executor } from '../../infra/db/index.js';
-import { withDetailsJson, type AuditRowValues, type QueuedRowValues } from './audit.repository.js';
+import type { AuditEntry } from '../../infra/audit.js';
+import { entryValue, withDetailsJson, type AuditRowValues, type QueuedRowValues } from './audit.repository.js';
 
 /** A queued row: its id and its events' row values, or null when its text does not decode. */
 export interface QueuedEvents {
@@ -19,23 +20,68 @@ interface Encoded {
 }
 const COLUMN_COUNT = 12;
 
+/** One value as JSON: numbers and strings without the general serialiser's walk. */
+function jsonOf(value: unknown): string {
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (value === null || value === undefined) return 'null';
+  return JSON.stringify(value);
+}
+
 /**
  * A commit's events as the queue stores them: JSON with each column whose value every event
- * shares written once (a commit's tokens share their author, entity, event name and address, and
- * often the time). Thirty token creations take about 2 KB, within one page; compressing them
- * would cost more on the request path than the page it saves (deflate: 25–50 µs a call).
+ * shares written once, then each event's other values (a commit's token creations share their
+ * author, entity, event name, details and address, and often the time: each event adds its
+ * token's id). The text is built here, value by value, rather than by `JSON.stringify` of the
+ * commit's entries: on the request path that walk over objects of many shapes cost token
+ * creation more than everything else auditing does (docs/performance.md "Audit"). Thirty token
+ * creations take well under a page; compressing them would cost more than the page it saves.
  */
-export function encodeEvents(rows: readonly QueuedRowValues[]): string {
-  const first = rows[0];
-  if (first === undefined) return JSON.stringify({ shared: {}, rows: [] } satisfies Encoded);
-  const sharedColumns: number[] = [];
+export function encodeEvents(entries: readonly AuditEntry[]): string {
+  const first = entries[0];
+  if (first === undefined) return '{"shared":{},"rows":[]}';
+  const shared: boolean[] = [];
+  let text = '{"shared":{';
+  let separator = '';
   for (let column = 0; column < COLUMN_COUNT; column += 1) {
-    if (rows.every((row) => row[column] === first[column])) sharedColumns.push(column);
+    const value = entryValue(first, column);
+    let same = true;
+    for (let i = 1; same && i < entries.length; i += 1) same = sameValue(entryValue(entries[i] as AuditEntry, column), value);
+    shared.push(same);
+    if (!same) continue;
+    text += `${separator}"${column}":${jsonOf(value)}`;
+    separator = ',';
   }
-  const shared: Record<number, unknown> = {};
-  for (const column of sharedColumns) shared[column] = first[column];
-  const own = rows.map((row) => row.filter((_, column) => !sharedColumns.includes(column)));
-  return JSON.stringify({ shared, rows: own } satisfies Encoded);
+  text += '},"rows":[';
+  for (let i = 0; i < entries.length; i += 1) {
+    const entry = entries[i] as AuditEntry;
+    text += i === 0 ? '[' : ',[';
+    separator = '';
+    for (let column = 0; column < COLUMN_COUNT; column += 1) {
+      if (shared[column]) continue;
+      text += separator + jsonOf(entryValue(entry, column));
+      separator = ',';
+    }
+    text += ']';
+  }
+  return `${text}]}`;
+}
+
+/** Whether two values of a column are the same: equal scalars, or details with the same facts. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const aKeys = Object.keys(a);
+  if (aKeys.length !== Object.keys(b).length) return false;
+  const aRecord = a as Record<string, unknown>;
+  const bRecord = b as Record<string, unknown>;
+  for (const key of aKeys) {
+    if (!Object.hasOwn(bRecord, key)) return false;
+    const x = aRecord[key];
+    const y = bRecord[key];
+    if (x === y) continue;
+    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length || x.some((item, at) => item !== y[at])) return false;
+  }
+  return true;
 }
 
 /** The row values `encodeEvents` stored, or null for text it did not write. */
@@ -65,8 +111,8 @@ export function decodeEvents(events: string): AuditRowValues[] | null {
  */
 export class AuditQueueRepository extends Repository {
   /** Queues a commit's events in `executor`'s transaction. */
-  static async enqueue(executor: Executor, rows: readonly QueuedRowValues[]): Promise<void> {
-    const events = encodeEvents(rows);
+  static async enqueue(executor: Executor, entries: readonly AuditEntry[]): Promise<void> {
+    const events = encodeEvents(entries);
     if (!INSERT.runNow(executor, events)) await INSERT.rows(executor, events);
   }
 

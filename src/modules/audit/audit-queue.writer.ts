@@ -4,7 +4,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Dialect, Executor } from '../../infra/db/index.js';
 import { LoadWindow, type RequestLoad } from '../../infra/load.js';
 import { AuditQueueRepository } from './audit-queue.repository.js';
-import type { AuditRepository, AuditRowValues, QueuedRowValues } from './audit.repository.js';
+import type { AuditEntry } from '../../infra/audit.js';
+import type { AuditRepository, AuditRowValues } from './audit.repository.js';
 
 /** How often the writer looks at the load and the queue. */
 const TICK_MS = 1_000;
@@ -60,8 +61,8 @@ export class AuditQueueWriter {
   }
 
   /** The commit buffer's flush: a commit's events as one queue row, in its transaction. */
-  readonly enqueue = async (executor: Executor, rows: QueuedRowValues[]): Promise<void> => {
-    await AuditQueueRepository.enqueue(executor, rows);
+  readonly enqueue = async (executor: Executor, entries: AuditEntry[]): Promise<void> => {
+    await AuditQueueRepository.enqueue(executor, entries);
     this.queuedCount += 1;
     this.waitingSince ??= performance.now();
   };

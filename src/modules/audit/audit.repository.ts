@@ -28,10 +28,8 @@ const INSERT = new CompiledOnce<unknown, AuditRowValues>(COLUMNS.length, (db, ..
 const ROWS_PER_INSERT = 200;
 
 /**
- * An event's row values, in COLUMNS' order. `Details` is its `details`: the entry's object while a
- * shared commit gathers it (serialised with the rest of the commit's events in one JSON text,
- * src/modules/audit/audit-queue.repository.ts, rather than once per event on the request path),
- * its JSON in the table.
+ * An event's row values, in COLUMNS' order. `Details` is its `details`: the entry's object as
+ * the queue decodes it (src/modules/audit/audit-queue.repository.ts), its JSON in the table.
  */
 type RowValues<Details> = [
   number,
@@ -51,25 +49,41 @@ export type AuditRowValues = RowValues<string>;
 export type QueuedRowValues = RowValues<unknown>;
 const DETAILS = COLUMNS.indexOf('details');
 
-/**
- * The row values of `entry` as a shared commit gathers them, `details` still the object. The entry
- * is the publisher's own, built for this event and not changed after it is published.
- */
-export function queuedValuesOf(entry: AuditEntry): QueuedRowValues {
-  return [
-    entry.authorId,
-    entry.authorName,
-    entry.entityType,
-    entry.entityId,
-    entry.entityPath,
-    entry.targetType ?? null,
-    entry.targetId ?? null,
-    entry.targetDetails ?? null,
-    entry.eventName,
-    entry.details ?? {},
-    entry.ipAddress ?? null,
-    entry.at,
-  ];
+/** The value of `entry` in the column at `column` of COLUMNS, `details` still the object. */
+export function entryValue(entry: AuditEntry, column: number): unknown {
+  switch (column) {
+    case 0:
+      return entry.authorId;
+    case 1:
+      return entry.authorName;
+    case 2:
+      return entry.entityType;
+    case 3:
+      return entry.entityId;
+    case 4:
+      return entry.entityPath;
+    case 5:
+      return entry.targetType;
+    case 6:
+      return entry.targetId;
+    case 7:
+      return entry.targetDetails;
+    case 8:
+      return entry.eventName;
+    case 9:
+      return entry.details;
+    case 10:
+      return entry.ipAddress;
+    default:
+      return entry.at;
+  }
+}
+
+/** The row values of `entry`, `details` still the object. */
+function queuedValuesOf(entry: AuditEntry): QueuedRowValues {
+  const values: unknown[] = [];
+  for (let column = 0; column < COLUMNS.length; column += 1) values.push(entryValue(entry, column));
+  return values as QueuedRowValues;
 }
 
 /** Row values as the table holds them: `details` as JSON (names, scopes and ids: small). */

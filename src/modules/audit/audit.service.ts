@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../../infra/audit.js';
+import { auditEntry, type AuditEntry } from '../../infra/audit.js';
 import type { Actor } from '../../infra/auth/index.js';
 import type { DomainEvent } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
@@ -7,7 +7,7 @@ import type { DomainMetrics } from '../../infra/domain-metrics.js';
 import { NotFoundError } from '../../infra/errors/index.js';
 import type { Page } from '../../infra/http/index.js';
 import type { AuditQueueWriter } from './audit-queue.writer.js';
-import { AuditRepository, queuedValuesOf, type AuditEventRow, type AuditFilter } from './audit.repository.js';
+import { AuditRepository, type AuditEventRow, type AuditFilter } from './audit.repository.js';
 
 const DAY_MS = 86_400_000;
 const DONE = Promise.resolve();
@@ -62,29 +62,31 @@ export class AuditService {
     this.privilegedUses.set(key, now);
     const sudo = actor.sudoer !== undefined;
     const author = actor.sudoer ?? actor.user;
-    await write({
-      authorId: author.id,
-      authorName: author.username,
-      entityType: 'User',
-      entityId: actor.user.id,
-      entityPath: actor.user.username,
-      targetType: sudo ? 'User' : 'PersonalAccessToken',
-      targetId: sudo ? actor.user.id : actor.credential.id,
-      targetDetails: sudo ? actor.user.username : null,
-      eventName: sudo ? 'sudo_used' : 'impersonation_token_used',
-      details: { credential: actor.credential.kind, first_route: route },
-      ipAddress: ip,
-      at: now,
-    });
+    await write(
+      auditEntry(
+        { authorId: author.id, authorName: author.username, ipAddress: ip },
+        {
+          entityType: 'User',
+          entityId: actor.user.id,
+          entityPath: actor.user.username,
+          targetType: sudo ? 'User' : 'PersonalAccessToken',
+          targetId: sudo ? actor.user.id : actor.credential.id,
+          targetDetails: sudo ? actor.user.username : null,
+          eventName: sudo ? 'sudo_used' : 'impersonation_token_used',
+          details: { credential: actor.credential.kind, first_route: route },
+          at: now,
+        },
+      ),
+    );
   }
 
   /**
-   * In a shared commit, the event joins the commit's queue row (written just before it
-   * commits). Otherwise one INSERT in the executor's transaction, nothing read: on SQLite it runs
+   * In a shared commit, the entry itself joins the commit's queue row (encoded just before it
+   * commits: publishers build each entry for its event and never change it afterwards). Otherwise one INSERT in the executor's transaction, nothing read: on SQLite it runs
    * at once on the connection (no promise, no repository), elsewhere through the repository.
    */
   record(entry: AuditEntry, executor: Executor): Promise<void> {
-    if (gatherForCommit(executor, QUEUE_KEY, queuedValuesOf(entry), this.writer.enqueue)) {
+    if (gatherForCommit(executor, QUEUE_KEY, entry, this.writer.enqueue)) {
       this.counted(entry);
       return DONE;
     }

@@ -1,4 +1,4 @@
-import { INSTANCE_SCOPE, auditAuthor, sudoDetails, type AuditEntry } from '../../infra/audit.js';
+import { INSTANCE_SCOPE, SYSTEM_AUTHOR, auditAuthor, auditEntry, withSudo, type AuditEntry } from '../../infra/audit.js';
 import type { Actor } from '../../infra/auth/index.js';
 import { isUniqueViolation } from '../../infra/db/index.js';
 import { NotFoundError, NotFoundMessageError, ValidationError } from '../../infra/errors/index.js';
@@ -150,8 +150,7 @@ const MOVED_TYPE: Record<MoveContainerKind, string> = { project: 'Project', snip
  * naming the container moved and the two storages. A bulk move's are authored by `system`.
  */
 function moveAudit(by: Actor | null | undefined, move: MoveRow, at: number): { type: 'audited'; entry: AuditEntry; at: number } {
-  const entry: AuditEntry = {
-    ...(by ? auditAuthor(by) : { authorId: -1, authorName: 'system' }),
+  const entry = auditEntry(by ? auditAuthor(by) : SYSTEM_AUTHOR, {
     entityType: INSTANCE_SCOPE,
     entityId: 1,
     entityPath: null,
@@ -159,13 +158,15 @@ function moveAudit(by: Actor | null | undefined, move: MoveRow, at: number): { t
     targetId: move.container_id,
     targetDetails: `${move.container_kind} ${move.container_id}`,
     eventName: 'repository_storage_move_scheduled',
-    details: {
-      move_id: move.id,
-      source_storage_name: move.source_storage_name,
-      destination_storage_name: move.destination_storage_name,
-      ...sudoDetails(by),
-    },
+    details: withSudo(
+      {
+        move_id: move.id,
+        source_storage_name: move.source_storage_name,
+        destination_storage_name: move.destination_storage_name,
+      },
+      by,
+    ),
     at,
-  };
+  });
   return { type: 'audited', entry, at };
 }

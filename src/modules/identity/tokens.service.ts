@@ -1,4 +1,4 @@
-import { auditAuthor, sudoDetails, type AuditEntityType } from '../../infra/audit.js';
+import { auditAuthor, auditEntry, withSudo, type AuditAuthor, type AuditEntityType } from '../../infra/audit.js';
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { TOKEN_PREFIX, digestToken, generateToken } from '../../infra/crypto.js';
@@ -194,12 +194,12 @@ export class TokensService {
   ) {
     const repo = this.tokens.on(executor);
     const by = context?.by;
-    const author: { authorId: number; authorName: string; ipAddress?: string | null } = context?.system
+    const author: AuditAuthor = context?.system
       ? { authorId: -1, authorName: 'system', ipAddress: context.ip ?? null }
       : by
         ? auditAuthor(by)
         : row.created_by_id !== null
-          ? { authorId: row.created_by_id, authorName: (await repo.username(row.created_by_id)) ?? '' }
+          ? { authorId: row.created_by_id, authorName: (await repo.username(row.created_by_id)) ?? '', ipAddress: null }
           : auditAuthor(null);
     const entity = context?.entity ?? {
       type: 'User' as const,
@@ -211,8 +211,7 @@ export class TokensService {
       {
         type: 'audited',
         at,
-        entry: {
-          ...author,
+        entry: auditEntry(author, {
           entityType: entity.type,
           entityId: entity.id,
           entityPath: entity.path,
@@ -220,14 +219,16 @@ export class TokensService {
           targetId: row.id,
           targetDetails: row.name,
           eventName: `${AUDIT_NAME[row.kind]}_${action}`,
-          details: {
-            scopes: row.scopes.split(' '),
-            expires_at: row.expires_at === null ? null : new Date(row.expires_at).toISOString().slice(0, 10),
-            ...extra,
-            ...sudoDetails(by),
-          },
+          details: withSudo(
+            {
+              scopes: row.scopes.split(' '),
+              expires_at: row.expires_at === null ? null : new Date(row.expires_at).toISOString().slice(0, 10),
+              ...extra,
+            },
+            by,
+          ),
           at,
-        },
+        }),
       },
       executor,
     );

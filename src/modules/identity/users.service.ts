@@ -6,7 +6,7 @@ import { ConflictError, NotFoundError, ValidationError, type ValidationMessages 
 import { idOf, isNumericRef } from '../../infra/refs.js';
 import { pathProblem } from '../../infra/reserved-names.js';
 import type { Actor, ActorUser } from '../../infra/auth/index.js';
-import { auditAuthor, sudoDetails, type AuditEntry } from '../../infra/audit.js';
+import { SYSTEM_AUTHOR, auditAuthor, auditEntry, withSudo, type AuditEntry } from '../../infra/audit.js';
 import type { SessionsService } from './sessions.service.js';
 import type { UsersRepository, UserFilter, UserRow, UserUpdate } from './users.repository.js';
 
@@ -101,7 +101,7 @@ export class UsersService {
       await this.bus.publish({ type: 'user_created', userId: user.id, username: user.username, name: user.name, at: now }, trx);
       // Bots are audited through the token they serve; internal users are the server's own.
       if (!input.bot && !options.internal) {
-        const details = { admin: user.is_admin === 1, ...sudoDetails(options.by) };
+        const details = withSudo({ admin: user.is_admin === 1 }, options.by);
         await this.audit(trx, options.by, user, 'user_created', now, details);
       }
       return user;
@@ -141,9 +141,9 @@ export class UsersService {
     const also = async (trx: Executor, row: UserRow) => {
       if (input.password !== undefined) await this.sessions.endOtherSessions(trx, id, actingSessionId);
       if (input.admin !== undefined) {
-        await this.audit(trx, by, row, input.admin ? 'user_admin_granted' : 'user_admin_revoked', now, sudoDetails(by));
+        await this.audit(trx, by, row, input.admin ? 'user_admin_granted' : 'user_admin_revoked', now, withSudo({}, by));
       }
-      if (input.password !== undefined) await this.audit(trx, by, row, 'user_password_changed', now, sudoDetails(by));
+      if (input.password !== undefined) await this.audit(trx, by, row, 'user_password_changed', now, withSudo({}, by));
     };
     try {
       const row = await this.updateRow(id, changes, also);
@@ -163,7 +163,7 @@ export class UsersService {
     const now = this.clock.now();
     const announce = async (trx: Executor, row: UserRow) => {
       if (state === 'blocked') await this.bus.publish({ type: 'user_blocked', userId: id, at: now }, trx);
-      await this.audit(trx, by, row, state === 'blocked' ? 'user_blocked' : 'user_unblocked', now, sudoDetails(by));
+      await this.audit(trx, by, row, state === 'blocked' ? 'user_blocked' : 'user_unblocked', now, withSudo({}, by));
     };
     const row = await this.updateRow(id, { state, updated_at: now }, announce);
     if (!row) throw new NotFoundError('User');
@@ -254,9 +254,7 @@ export class UsersService {
     at: number,
     details: AuditEntry['details'],
   ): Promise<void> {
-    const author = by ? auditAuthor(by) : { authorId: -1, authorName: 'system' };
-    const entry: AuditEntry = {
-      ...author,
+    const entry = auditEntry(by ? auditAuthor(by) : SYSTEM_AUTHOR, {
       entityType: 'User',
       entityId: user.id,
       entityPath: user.username,
@@ -266,7 +264,7 @@ export class UsersService {
       eventName,
       details,
       at,
-    };
+    });
     return this.bus.publish({ type: 'audited', at, entry }, trx);
   }
 
@@ -296,16 +294,16 @@ export class UsersService {
 
 /** A sign-in's audit entry: about the account (id -1 when the login names none). */
 function signInEntry(user: UserRow | null, name: string, eventName: string, ip: string | null, at: number, via?: 'git_http'): AuditEntry {
-  return {
-    authorId: user?.id ?? -1,
-    authorName: user?.username ?? name,
-    entityType: 'User',
-    entityId: user?.id ?? -1,
-    entityPath: user?.username ?? name,
-    eventName,
-    // `via` names the door other than the sign-in page (git over HTTP with a password).
-    details: via ? { with: 'password', via } : { with: 'password' },
-    ipAddress: ip,
-    at,
-  };
+  return auditEntry(
+    { authorId: user?.id ?? -1, authorName: user?.username ?? name, ipAddress: ip },
+    {
+      entityType: 'User',
+      entityId: user?.id ?? -1,
+      entityPath: user?.username ?? name,
+      eventName,
+      // `via` names the door other than the sign-in page (git over HTTP with a password).
+      details: via ? { with: 'password', via } : { with: 'password' },
+      at,
+    },
+  );
 }

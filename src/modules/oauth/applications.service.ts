@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { INSTANCE_SCOPE, auditAuthor, sudoDetails, type AuditEntry } from '../../infra/audit.js';
+import { INSTANCE_SCOPE, SYSTEM_AUTHOR, auditAuthor, auditEntry, withSudo } from '../../infra/audit.js';
 import type { Actor } from '../../infra/auth/index.js';
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
@@ -188,10 +188,9 @@ export class ApplicationsService {
  * applications; it names the application, never its secret.
  */
 function auditedApplication(by: Actor | null | undefined, eventName: string, application: ApplicationRow, at: number) {
-  const author = by ? auditAuthor(by) : { authorId: -1, authorName: 'system' };
+  const author = by ? auditAuthor(by) : SYSTEM_AUTHOR;
   const owner = application.owner_id;
-  const entry: AuditEntry = {
-    ...author,
+  const entry = auditEntry(author, {
     entityType: owner === null ? INSTANCE_SCOPE : 'User',
     entityId: owner ?? 1,
     entityPath: owner === null ? null : owner === author.authorId ? author.authorName : null,
@@ -199,8 +198,8 @@ function auditedApplication(by: Actor | null | undefined, eventName: string, app
     targetId: application.id,
     targetDetails: application.name,
     eventName,
-    details: { scopes: application.scopes.split(' '), confidential: application.confidential === 1, ...sudoDetails(by) },
+    details: withSudo({ scopes: application.scopes.split(' '), confidential: application.confidential === 1 }, by),
     at,
-  };
+  });
   return { type: 'audited' as const, entry, at };
 }

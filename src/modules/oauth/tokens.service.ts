@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../../infra/audit.js';
+import { auditEntry } from '../../infra/audit.js';
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { ResolvedToken } from '../../infra/auth/index.js';
 import type { Clock } from '../../infra/clock.js';
@@ -183,20 +183,20 @@ export class OAuthTokens {
       if (presented.kind === 'refresh') await storage.revokeFamily(token.family, now);
       else await storage.revokeToken(token.id, now);
       // The client revokes (RFC 7009): the event is the token's user's, authored by no person.
-      const entry: AuditEntry = {
-        authorId: -1,
-        authorName: 'OAuth application',
-        entityType: 'User',
-        entityId: token.user_id,
-        entityPath: null,
-        targetType: 'Doorkeeper::AccessToken',
-        targetId: token.id,
-        targetDetails: null,
-        eventName: 'oauth_access_token_revoked',
-        details: { application_id: application.id, client_id: application.uid, token_type_hint: presented.kind },
-        ipAddress: ip,
-        at: now,
-      };
+      const entry = auditEntry(
+        { authorId: -1, authorName: 'OAuth application', ipAddress: ip },
+        {
+          entityType: 'User',
+          entityId: token.user_id,
+          entityPath: null,
+          targetType: 'Doorkeeper::AccessToken',
+          targetId: token.id,
+          targetDetails: null,
+          eventName: 'oauth_access_token_revoked',
+          details: { application_id: application.id, client_id: application.uid, token_type_hint: presented.kind },
+          at: now,
+        },
+      );
       await this.bus.publish({ type: 'audited', entry, at: now }, executor);
     });
   }
@@ -221,20 +221,20 @@ export class OAuthTokens {
   ): Promise<void> {
     const revoked = await storage.revokeFamily(reuse.family, now);
     if (revoked === 0 || reuse.userId === null) return;
-    const entry: AuditEntry = {
-      authorId: -1,
-      authorName: 'system',
-      entityType: 'User',
-      entityId: reuse.userId,
-      entityPath: null,
-      targetType: 'Doorkeeper::AccessToken',
-      targetId: reuse.tokenId,
-      targetDetails: null,
-      eventName: 'oauth_access_token_revoked',
-      details: { application_id: reuse.application.id, client_id: reuse.application.uid, reason: reuse.reason, revoked_tokens: revoked },
-      ipAddress: reuse.ip,
-      at: now,
-    };
+    const entry = auditEntry(
+      { authorId: -1, authorName: 'system', ipAddress: reuse.ip },
+      {
+        entityType: 'User',
+        entityId: reuse.userId,
+        entityPath: null,
+        targetType: 'Doorkeeper::AccessToken',
+        targetId: reuse.tokenId,
+        targetDetails: null,
+        eventName: 'oauth_access_token_revoked',
+        details: { application_id: reuse.application.id, client_id: reuse.application.uid, reason: reuse.reason, revoked_tokens: revoked },
+        at: now,
+      },
+    );
     await this.bus.publish({ type: 'audited', entry, at: now }, executor);
   }
 

@@ -1,5 +1,5 @@
 import type { Actor } from '../../infra/auth/index.js';
-import { sudoDetails, type AuditEntry } from '../../infra/audit.js';
+import { auditEntry, withSudo, type AuditEntry } from '../../infra/audit.js';
 import type { DomainEventBus } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { isUniqueViolation, type Database, type Executor } from '../../infra/db/index.js';
@@ -105,7 +105,7 @@ export class MembersService {
           input.user_id,
           'member_created',
           now,
-          { add: 'user_access', as: levelName(input.access_level), ...sudoDetails(actor) },
+          withSudo({ add: 'user_access', as: levelName(input.access_level) }, actor),
           actor.ip,
         );
       }
@@ -162,12 +162,7 @@ export class MembersService {
         userId,
         'member_updated',
         now,
-        {
-          change: 'access_level',
-          from: levelName(row.access_level),
-          to: levelName(accessLevel),
-          ...sudoDetails(actor),
-        },
+        withSudo({ change: 'access_level', from: levelName(row.access_level), to: levelName(accessLevel) }, actor),
         actor?.ip,
       );
       return updated;
@@ -189,9 +184,8 @@ export class MembersService {
     const names = await this.members.on(trx).auditNames(kind, sourceId, userId, authorId);
     // A token's bot leaves with its token, whose revocation is the audited action.
     if (names.memberIsBot && eventName === 'member_destroyed') return;
-    const entry: AuditEntry = {
-      authorId,
-      authorName: authorId === -1 ? 'system' : names.author,
+    const author = { authorId, authorName: authorId === -1 ? 'system' : names.author, ipAddress: ip ?? null };
+    const entry = auditEntry(author, {
       entityType: kind === 'project' ? 'Project' : 'Group',
       entityId: sourceId,
       entityPath: names.path,
@@ -200,9 +194,8 @@ export class MembersService {
       targetDetails: names.member,
       eventName,
       details,
-      ipAddress: ip ?? null,
       at,
-    };
+    });
     await this.bus.publish({ type: 'audited', at, entry }, trx);
   }
 
