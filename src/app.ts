@@ -134,6 +134,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     load,
     host: new URL(config.externalUrl).hostname,
     leaseMs: config.outboxLeaseSeconds * 1000,
+    busyBatch: config.outboxBusyPerSecond,
   });
   const domainMetrics = new DomainMetricsRegistry();
   const platform: Platform = {

@@ -45,6 +45,8 @@ const config = loadConfig(
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     RATE_LIMITS: '',
+    // The outbox's rate while busy, for trying other values (docs/performance.md "Mail").
+    ...(process.env.OUTBOX_BUSY_PER_SECOND ? { OUTBOX_BUSY_PER_SECOND: process.env.OUTBOX_BUSY_PER_SECOND } : {}),
     // Millions of new events go to one project: the per-project bound (checked all the same) must not refuse them.
     ERROR_TRACKING_MAX_EVENTS: '100000000',
   },

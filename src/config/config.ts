@@ -100,6 +100,8 @@ export interface Config {
   readonly mail: MailConfig | null;
   /** Seconds an outbox item being sent is held by its process before another may retry it (renewed while in flight). */
   readonly outboxLeaseSeconds: number;
+  /** Parts of mail (and deliveries) the outbox sends a second while requests keep the process busy. */
+  readonly outboxBusyPerSecond: number;
   /** Whether webhooks may reach loopback, private and link-local addresses (the established product's setting; off). */
   readonly webhookAllowLocalNetwork: boolean;
 }
@@ -235,6 +237,11 @@ function parsePushEventActivitiesLimit(env: Env, problems: string[]): number {
 }
 
 const DEFAULT_MONITORING_ALLOWLIST = '127.0.0.0/8,::1/128';
+/**
+ * Mail a second while requests keep a process busy: each mail costs the process 1–2 ms of CPU
+ * (composing, SMTP, the outbox's writes), taken from the requests of a burst (docs/performance.md "Mail").
+ */
+const DEFAULT_OUTBOX_BUSY_PER_SECOND = 8;
 
 /** MONITORING_ALLOWLIST: addresses or CIDR ranges, IPv4 or IPv6; a bare address is its own /32 or /128. */
 export function parseMonitoringAllowlist(text: string, problems: string[]): string[] {
@@ -364,6 +371,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const webhookAllowLocalNetwork = parseBoolean(env, 'WEBHOOK_ALLOW_LOCAL_NETWORK', false, problems);
   const mail = parseMail(env, problems);
   const outboxLeaseSeconds = parseInteger(env, 'OUTBOX_LEASE_SECONDS', 30, 1, 3600, problems);
+  const outboxBusyPerSecond = parseInteger(env, 'OUTBOX_BUSY_PER_SECOND', DEFAULT_OUTBOX_BUSY_PER_SECOND, 1, 1000, problems);
   const monitoringAllowlist = parseMonitoringAllowlist(env.MONITORING_ALLOWLIST ?? DEFAULT_MONITORING_ALLOWLIST, problems);
   const logLevel = parseChoice(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', problems);
   let secretKeyBase = env.SECRET_KEY_BASE || '';
@@ -414,6 +422,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     monitoringAllowlist: Object.freeze(monitoringAllowlist),
     mail,
     outboxLeaseSeconds,
+    outboxBusyPerSecond,
     webhookAllowLocalNetwork,
     ...overrides,
   });

@@ -201,7 +201,7 @@ describe('outbox', () => {
   });
 
   it('the loop sends one batch per poll while requests keep the event loop busy, and the rest once they stop', async () => {
-    const outbox = make({ concurrency: 5, pollMs: 300 });
+    const outbox = make({ busyBatch: 5, pollMs: 300 });
     let sent = 0;
     outbox.register('t7', { send: async () => ((sent += 1), { ok: true }) });
     await database.handle.db.transaction().execute(async (trx) => {
@@ -227,7 +227,7 @@ describe('outbox', () => {
   });
 
   it('requests arriving fast hold the loop to one batch per poll even where the event loop looks idle (a shared core)', async () => {
-    const outbox = make({ concurrency: 5, pollMs: 300 });
+    const outbox = make({ busyBatch: 5, pollMs: 300 });
     let sent = 0;
     outbox.register('t8', { send: async () => ((sent += 1), { ok: true }) });
     await database.handle.db.transaction().execute(async (trx) => {
@@ -242,7 +242,7 @@ describe('outbox', () => {
   });
 
   it('a busy poll counts an item of parts as its parts: the item of a shared commit does not overshoot the batch', async () => {
-    const outbox = make({ concurrency: 5, pollMs: 300 });
+    const outbox = make({ busyBatch: 5, pollMs: 300 });
     const parts: number[] = [];
     outbox.register('t9', { send: async (item) => (parts.push(...(item.payload as { parts: number[] }).parts), { ok: true }) });
     // Twenty commits of ten parts each: twenty items.

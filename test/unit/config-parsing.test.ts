@@ -115,3 +115,21 @@ describe('git and request-body limits (issue 18)', () => {
     );
   });
 });
+
+describe('OUTBOX_BUSY_PER_SECOND', () => {
+  const dataDir = () => mkdtempSync(path.join(os.tmpdir(), 'basalt-config-'));
+  it('defaults to 8 mails a second while busy and takes 1 to 1000', () => {
+    assert.equal(loadConfig({ DATA_DIR: dataDir() }).outboxBusyPerSecond, 8);
+    assert.equal(loadConfig({ DATA_DIR: dataDir(), OUTBOX_BUSY_PER_SECOND: '1000' }).outboxBusyPerSecond, 1000);
+  });
+
+  it('refuses 0 (mail would never leave a busy process) and values that are not counts', () => {
+    for (const value of ['0', '1001', 'fast']) {
+      assert.throws(
+        () => loadConfig({ DATA_DIR: dataDir(), OUTBOX_BUSY_PER_SECOND: value }),
+        (error: unknown) => error instanceof ConfigError && error.problems.some((p) => p.startsWith('OUTBOX_BUSY_PER_SECOND')),
+        value,
+      );
+    }
+  });
+});

@@ -31,6 +31,17 @@ export interface Actor {
   readonly ip?: string;
 }
 
+/**
+ * `actor` acting from the client address `ip`. Built field by field, not by a spread: V8 (Node 20)
+ * gives an object made by a leading spread a map of its own, so every request's actor would have
+ * a new shape and each later read of it would be slow (docs/performance.md "Audit").
+ */
+export function actingFrom(actor: Actor, ip: string): Actor {
+  return actor.sudoer === undefined
+    ? { user: actor.user, credential: actor.credential, ip }
+    : { user: actor.user, credential: actor.credential, sudoer: actor.sudoer, ip };
+}
+
 /** The REST scopes and the OAuth-only OpenID Connect ones. */
 export const API_SCOPES = ['api', 'read_api', 'read_user', 'read_repository', 'write_repository', 'sudo', 'admin_mode'] as const;
 export const OIDC_SCOPES = ['openid', 'profile', 'email'] as const;

@@ -3,7 +3,7 @@ import type { Config } from '../../config/index.js';
 import type { Clock } from '../clock.js';
 import { ForbiddenError, InsufficientScopeError, InvalidTokenError, NotFoundMessageError, UnauthorizedError } from '../errors/index.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
-import { isTokenCredential, type Actor } from './actor.js';
+import { actingFrom, isTokenCredential, type Actor } from './actor.js';
 import { bearerToken, header, jobTokenValue, oauthStyleToken, privateToken, sudoValue } from './credentials.js';
 import { acceptedScopes, type RoutePolicy } from './policy.js';
 import type { ResolvedToken, ResolverRegistry } from './resolvers.js';
@@ -62,7 +62,7 @@ export function createAuthHook(deps: AuthDeps) {
     if (!actor && policy.auth === 'required') throw new UnauthorizedError();
     if (policy.admin && !actor?.user.isAdmin) throw new ForbiddenError();
     // The request's address travels with who acts, for the audit events the action writes.
-    request.actor = actor && { ...actor, ip: request.ip };
+    request.actor = actor && actingFrom(actor, request.ip);
     if (found?.token) deps.resolvers.current.tokenUsed?.(found.token.kind, found.token.id);
     if (actor && (actor.sudoer || actor.credential.kind === 'impersonation_token')) {
       await deps.resolvers.current.privilegedUse?.(actor, request);

@@ -32,7 +32,9 @@ export class CompiledOnce<Row, Args extends readonly unknown[]> {
     const parameters = this.parametersOf(entry, args);
     const direct = entry.postgres ? undefined : directSqliteOf(db);
     if (direct) return this.runDirect(direct, entry, parameters);
-    const result = await db.executeQuery<Row>({ ...entry.compiled, parameters });
+    // Field by field: a leading spread would give each query object a map of its own (see src/infra/audit.ts auditEntry).
+    const { query, queryId, sql } = entry.compiled;
+    const result = await db.executeQuery<Row>({ query, queryId, sql, parameters });
     return result.rows;
   }
 

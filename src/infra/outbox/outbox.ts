@@ -43,6 +43,8 @@ export interface OutboxOptions {
   leaseMs?: number;
   /** How often the loop looks for due items when nothing pokes it. */
   pollMs?: number;
+  /** Parts sent each poll while requests keep the process busy (OUTBOX_BUSY_PER_SECOND at the 1 s poll). */
+  busyBatch?: number;
   /** Sent items are deleted this long after they were sent. */
   retentionMs?: number;
   /** The host part of generated message ids. */
@@ -91,8 +93,8 @@ const INSERT_ITEM = new CompiledOnce(5, (db, kind: string, messageId: string, pa
 
 /** The shortest gap whose requests tell whether the process is busy (IDLE_GAP_MS, below, is as long). */
 const MIN_JUDGED_GAP_MS = 20;
-/** The batch a busy process sends each poll (mail at 16 a second while a storm lasts), in parts. */
-const BUSY_BATCH = 16;
+/** The batch a busy process sends each poll unless told otherwise (OUTBOX_BUSY_PER_SECOND), in parts. */
+const BUSY_BATCH = 8;
 /** Items a drain sends while the process is not busy, before it looks again. */
 const IDLE_CHUNK = 500;
 /** Requests begun during such a drain that make it stop claiming. */
@@ -135,6 +137,7 @@ export class Outbox {
   private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly pollMs: number;
+  private readonly busyBatch: number;
   private readonly retentionMs: number;
   private readonly host: string;
   private timer: NodeJS.Timeout | null = null;
@@ -166,6 +169,7 @@ export class Outbox {
     this.concurrency = options.concurrency ?? 32;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.pollMs = options.pollMs ?? 1_000;
+    this.busyBatch = options.busyBatch ?? BUSY_BATCH;
     this.retentionMs = options.retentionMs ?? 7 * 86_400_000;
     this.host = options.host ?? 'basalt.local';
     this.load = options.load ?? new RequestLoad();
@@ -369,7 +373,7 @@ export class Outbox {
 
   /**
    * The loop: requests come first. While they keep the process busy, each poll sends one bounded
-   * batch of BUSY_BATCH items and leaves the rest for later (a storm's mail waits, the ingestion
+   * batch of `busyBatch` parts and leaves the rest for later (a storm's mail waits, the ingestion
    * that causes it keeps its rate). Otherwise it sends in chunks of IDLE_CHUNK items with a short
    * gap between them, and a chunk stops claiming as soon as requests begin to arrive.
    */
@@ -379,7 +383,7 @@ export class Outbox {
       this.poked = false;
       this.pokePending = false;
       const busy = this.busy();
-      const limit = busy ? Math.min(this.concurrency, BUSY_BATCH) : IDLE_CHUNK;
+      const limit = busy ? this.busyBatch : IDLE_CHUNK;
       this.running = this.drain(limit, busy ? { oneAtATime: true } : { yieldTo: IDLE_YIELD_REQUESTS })
         .then(async (done) => {
           await this.prune();
