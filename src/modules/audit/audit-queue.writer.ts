@@ -15,10 +15,16 @@ const TICK_MS = 1_000;
  * (another process's, or left by a stop before they were written).
  */
 const MAX_WAIT_MS = 30_000;
-/** Queue rows (each a commit's events, up to a few dozen) per transaction when the process is quiet, or a read asks. */
-const QUIET_BATCH = 16;
-/** Requests begun during a quiet-time write that make it stop until the next tick. */
-const QUIET_YIELD_REQUESTS = 20;
+/** Queue rows (each a commit's events, up to 32) per transaction when a read asks for everything. */
+const READ_BATCH = 16;
+/**
+ * Queue rows per transaction when the process is quiet: about 1.5 ms of writing, so a burst that
+ * begins meanwhile waits at most that long. With 16 rows (6 ms) and a stop after 20 requests, the
+ * writing in progress when a burst began took 50–150 ms of its first moments (docs/performance.md "Audit").
+ */
+const QUIET_BATCH = 4;
+/** Requests begun during a quiet-time write that make it stop until the next tick: the first one. */
+const QUIET_YIELD_REQUESTS = 1;
 /** Queue rows per transaction, one transaction a tick, while requests keep the process busy. */
 const BUSY_BATCH = 8;
 /** Undecodable rows remembered (and skipped) per process; a bound on what corruption can cost in memory. */
@@ -91,20 +97,20 @@ export class AuditQueueWriter {
 
   /** Writes every queued event, by any process: what a read of the trail needs first. */
   writeAll(): Promise<number> {
-    return this.exclusively(() => this.writeBatches(Number.POSITIVE_INFINITY));
+    return this.exclusively(() => this.writeBatches(Number.POSITIVE_INFINITY, READ_BATCH));
   }
 
   /**
    * Batches until the queue is empty, or until `yieldAfter` requests have begun since the first
    * (the background writer's quiet-time work gives way to a burst that starts meanwhile).
    */
-  private async writeBatches(yieldAfter: number): Promise<number> {
+  private async writeBatches(yieldAfter: number, rows: number): Promise<number> {
     const requestsAtStart = this.options.load.requests;
     let written = 0;
     for (;;) {
-      const batch = await this.writeBatch(QUIET_BATCH);
+      const batch = await this.writeBatch(rows);
       written += batch.events;
-      if (batch.rows < QUIET_BATCH || this.options.load.since(requestsAtStart) >= yieldAfter) return written;
+      if (batch.rows < rows || this.options.load.since(requestsAtStart) >= yieldAfter) return written;
       // Requests waiting on the connection go between two batches.
       await yieldToRequests();
     }
@@ -132,7 +138,7 @@ export class AuditQueueWriter {
         if (!mine && !(await this.queue.any())) return;
       }
       if (busy) await this.exclusively(() => this.writeBatch(BUSY_BATCH));
-      else await this.exclusively(() => this.writeBatches(QUIET_YIELD_REQUESTS));
+      else await this.exclusively(() => this.writeBatches(QUIET_YIELD_REQUESTS, QUIET_BATCH));
     } catch (error) {
       this.options.log.error({ err: error }, 'writing queued audit events failed; they stay queued');
     }
