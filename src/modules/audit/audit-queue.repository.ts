@@ -32,9 +32,9 @@ function jsonOf(value: unknown): string {
  * shares written once, then each event's other values (a commit's token creations share their
  * author, entity, event name, details and address, and often the time: each event adds its
  * token's id). The text is built here, value by value, rather than by `JSON.stringify` of the
- * commit's entries: on the request path that walk over objects of many shapes cost token
- * creation more than everything else auditing does (docs/performance.md "Audit"). Thirty token
- * creations take well under a page; compressing them would cost more than the page it saves.
+ * commit's entries, which would serialise each event's shared values and details again on the
+ * request path (docs/performance.md "Audit"). Thirty token creations take well under a page;
+ * compressing them would cost more than the page it saves.
  */
 export function encodeEvents(entries: readonly AuditEntry[]): string {
   const first = entries[0];
