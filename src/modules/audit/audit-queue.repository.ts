@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { CompiledOnce, Repository, type Dialect, type Executor } from '../../infra/db/index.js';
 import type { AuditEntry } from '../../infra/audit.js';
-import { entryValue, withDetailsJson, type AuditRowValues, type QueuedRowValues } from './audit.repository.js';
+import { COLUMN_COUNT, entryValue, withDetailsJson, type AuditRowValues, type QueuedRowValues } from './audit.repository.js';
 
 /** A queued row: its id and its events' row values, or null when its text does not decode. */
 export interface QueuedEvents {
@@ -18,7 +18,6 @@ interface Encoded {
   shared: Record<number, unknown>;
   rows: unknown[][];
 }
-const COLUMN_COUNT = 12;
 
 /** One value as JSON: numbers and strings without the general serialiser's walk. */
 function jsonOf(value: unknown): string {

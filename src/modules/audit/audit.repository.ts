@@ -5,22 +5,29 @@ import type { AuditEntry } from '../../infra/audit.js';
 
 export type AuditEventRow = Selectable<AuditEventsTable>;
 
-const COLUMNS = [
-  'author_id',
-  'author_name',
-  'entity_type',
-  'entity_id',
-  'entity_path',
-  'target_type',
-  'target_id',
-  'target_details',
-  'event_name',
-  'details',
-  'ip_address',
-  'created_at',
-] as const satisfies readonly (keyof AuditEventsTable)[];
+/**
+ * Each column of `audit_events` an event fills, with the entry's value for it (`details` still the
+ * object): the one place their order is written; row values and the queue's text follow it.
+ */
+const COLUMN_VALUES = [
+  ['author_id', (e) => e.authorId],
+  ['author_name', (e) => e.authorName],
+  ['entity_type', (e) => e.entityType],
+  ['entity_id', (e) => e.entityId],
+  ['entity_path', (e) => e.entityPath],
+  ['target_type', (e) => e.targetType],
+  ['target_id', (e) => e.targetId],
+  ['target_details', (e) => e.targetDetails],
+  ['event_name', (e) => e.eventName],
+  ['details', (e) => e.details],
+  ['ip_address', (e) => e.ipAddress],
+  ['created_at', (e) => e.at],
+] as const satisfies readonly (readonly [keyof AuditEventsTable, (entry: AuditEntry) => unknown])[];
+const COLUMNS = COLUMN_VALUES.map(([column]) => column);
+/** How many values an event's row has. */
+export const COLUMN_COUNT = COLUMN_VALUES.length;
 // Token creation and sign-in write one each: compiled once, run on SQLite's connection directly.
-const INSERT = new CompiledOnce<unknown, AuditRowValues>(COLUMNS.length, (db, ...values: unknown[]) =>
+const INSERT = new CompiledOnce<unknown, AuditRowValues>(COLUMN_COUNT, (db, ...values: unknown[]) =>
   db.insertInto('audit_events').values(Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])) as Insertable<AuditEventsTable>),
 );
 
@@ -50,40 +57,12 @@ export type QueuedRowValues = RowValues<unknown>;
 const DETAILS = COLUMNS.indexOf('details');
 
 /** The value of `entry` in the column at `column` of COLUMNS, `details` still the object. */
-export function entryValue(entry: AuditEntry, column: number): unknown {
-  switch (column) {
-    case 0:
-      return entry.authorId;
-    case 1:
-      return entry.authorName;
-    case 2:
-      return entry.entityType;
-    case 3:
-      return entry.entityId;
-    case 4:
-      return entry.entityPath;
-    case 5:
-      return entry.targetType;
-    case 6:
-      return entry.targetId;
-    case 7:
-      return entry.targetDetails;
-    case 8:
-      return entry.eventName;
-    case 9:
-      return entry.details;
-    case 10:
-      return entry.ipAddress;
-    default:
-      return entry.at;
-  }
-}
+export const entryValue = (entry: AuditEntry, column: number): unknown =>
+  (COLUMN_VALUES[column] as (typeof COLUMN_VALUES)[number])[1](entry);
 
 /** The row values of `entry`, `details` still the object. */
 function queuedValuesOf(entry: AuditEntry): QueuedRowValues {
-  const values: unknown[] = [];
-  for (let column = 0; column < COLUMNS.length; column += 1) values.push(entryValue(entry, column));
-  return values as QueuedRowValues;
+  return COLUMN_VALUES.map(([, value]) => value(entry)) as unknown as QueuedRowValues;
 }
 
 /** Row values as the table holds them: `details` as JSON (names, scopes and ids: small). */
