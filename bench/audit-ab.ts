@@ -54,11 +54,7 @@ export interface AuditPathResult {
   atOnce: number[];
   /** The at-once figure with each server's CPU counted from the load generator's launch (its start-up second included). */
   atOnceWithStartCpuCostPct: number;
-  /**
-   * (on ÷ off CPU per request − 1) over the whole measurement, in per cent: every round and the
-   * gaps between them, then the wait until the "on" server has written its queued audit events
-   * (what it leaves for quiet moments is counted too).
-   */
+  /** (on ÷ off CPU per request − 1) over the whole measurement, in per cent: every round and the gaps between them. */
   wholeRunCpuCostPct: number;
   /** Every pair's throughput cost, for the spread. */
   pairs: number[];
@@ -79,10 +75,9 @@ function run(args: string[], core: string, env: Record<string, string>, flags: s
 }
 
 /**
- * What the "on" server runs (bench/servers/basalt.ts): `on` (auditing as shipped), `queued` (the
- * queue's writer stopped: the request path alone), `off` (the null test: the same build on both
- * sides, which shows what one run resolves), `direct`, `unindexed`, `scratch`, `wide` (variants of
- * the row written at once).
+ * What the "on" server runs (bench/servers/basalt.ts): `on` (auditing as shipped), `off` (the null
+ * test: the same build on both sides, which shows what one run resolves), `scratch` (a one-column
+ * row per event instead of the audit event).
  */
 const ON_MODE = process.env.BENCH_AUDIT_ON ?? 'on';
 
@@ -98,7 +93,7 @@ async function start(scenario: string, mode: 'on' | 'off'): Promise<Server> {
 /**
  * One round of load on `server`: its CPU per request counted from the moment the generator starts
  * sending (`micros`) and from the generator's launch (`microsWithStart`, which adds what the server
- * did during the generator's second of start-up: the audit writer's work, when it was quiet).
+ * did during the generator's second of start-up).
  */
 type Measured = Round & { micros: number; microsWithStart: number };
 async function load(server: Server, duration: number, connections: number): Promise<Measured> {
@@ -129,23 +124,6 @@ async function stop(server: Server): Promise<void> {
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
   }
   rmSync(server.dataDir, { recursive: true, force: true });
-}
-
-/** The audit queue's rows on a server's `/-/metrics`. */
-async function queuedRows(server: Server): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${server.port}/-/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('basalt_audit_event_queue_rows '));
-  return line === undefined ? 0 : Number(line.split(' ')[1]);
-}
-
-/** Waits (up to two minutes) until the servers have no audit events queued. */
-async function queueWritten(servers: readonly Server[]): Promise<void> {
-  for (let waited = 0; waited < 120_000; waited += 500) {
-    const rows = await Promise.all(servers.map(queuedRows));
-    if (rows.every((n) => n === 0)) return;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error('the audit queue was not written within two minutes');
 }
 
 export async function benchAuditPath(
@@ -182,8 +160,7 @@ export async function benchAuditPath(
         process.stderr.write(`at once ${i}: ${a.total} req ${a.micros.toFixed(1)} µs | ${b.total} req ${b.micros.toFixed(1)} µs\n`);
       atOnceWithStart.push(a.microsWithStart / b.microsWithStart - 1);
     }
-    // The whole run: until the "on" server's queue is empty, both servers scraped alike meanwhile.
-    if (ON_MODE !== 'queued') await queueWritten(servers);
+    // The whole run: from the end of the warm-up to the end of the last round.
     const [onWhole, offWhole] = servers.map(
       (server, i) =>
         (cpuMicros(server.child.pid as number) - (cpuAtStart[i] as number)) / Math.max(1, server.served - (servedAtStart[i] as number)),

@@ -11,6 +11,7 @@ import { firstLine, onceLine } from './child-output.js';
 import type { LoadResult } from './load.js';
 import { cpuMicros } from './cpu-time.js';
 import type { AuditPathResult } from './audit-ab.js';
+import type { ToggleResult } from './audit-toggle.js';
 import type { BackupBench } from './backup.js';
 
 const here = import.meta.dirname;
@@ -276,7 +277,7 @@ const loadNext = (server: Running, duration: number, onStart?: () => void) =>
  * per second of its core, so the ratio of CPU per request is the ratio of throughput. Each
  * server's CPU is counted from the moment its load generator starts sending (it prints a line
  * then), not from its launch: the generator's own start-up takes about a second, in which a
- * server that defers work to quiet moments (the outbox's sending, the audit queue's writer) does
+ * server that defers work to quiet moments (the outbox's sending) does
  * it, and that second's CPU is no request's. The ratio counted from the launch is reported too.
  */
 async function measureAtOnce(scenario: Running, baseline: Running, rounds = 1): Promise<AtOnce> {
@@ -422,9 +423,16 @@ if (filters.length === 0 || filters.includes('moves')) {
 }
 
 let audit: AuditPathResult[] | null = null;
+let auditToggle: ToggleResult[] | null = null;
 if (filters.length === 0 || filters.includes('audit')) {
   const { benchAudit } = await import('./audit-ab.js');
   audit = await benchAudit();
+  const { benchAuditToggle } = await import('./audit-toggle.js');
+  auditToggle = [];
+  for (const scenario of ['audit-token-create', 'audit-sign-in']) {
+    process.stderr.write(`bench: ${scenario} (auditing switched on and off within one server)\n`);
+    auditToggle.push(await benchAuditToggle(scenario));
+  }
 }
 
 let backup: BackupBench | null = null;
@@ -470,9 +478,15 @@ if (moves) {
   );
 }
 for (const a of audit ?? []) {
-  // Auditing's cost (bench/audit-ab.ts): alternating on/off rounds, then both at once, judged on the latter's CPU per request.
+  // Auditing's cost (bench/audit-ab.ts): two servers in alternating rounds, then at once, judged on the latter's CPU per request.
   lines.push(
-    `| auditing on vs off: ${a.title} | ${a.on.rps} on, ${a.off.rps} off | | ${a.on.p99} on, ${a.off.p99} off | | ${a.throughputCostPct} % throughput, ${a.cpuCostPct} % CPU/request (${a.on.cpuMicros} vs ${a.off.cpuMicros} µs) | ${a.atOnceCpuCostPct} % CPU/request (rounds ${a.atOnce.join(', ')}; ${a.atOnceWithStartCpuCostPct} % with the load's start-up); whole run with the queue written ${a.wholeRunCpuCostPct} % | ${a.atOnceCpuCostPct < 3 ? 'meets' : 'MISSES'} (< 3 %) | ${a.non2xx} |`,
+    `| auditing on vs off: ${a.title} | ${a.on.rps} on, ${a.off.rps} off | | ${a.on.p99} on, ${a.off.p99} off | | ${a.throughputCostPct} % throughput, ${a.cpuCostPct} % CPU/request (${a.on.cpuMicros} vs ${a.off.cpuMicros} µs) | ${a.atOnceCpuCostPct} % CPU/request (rounds ${a.atOnce.join(', ')}; ${a.atOnceWithStartCpuCostPct} % with the load's start-up); whole run ${a.wholeRunCpuCostPct} % | ${a.atOnceCpuCostPct < 3 ? 'meets' : 'MISSES'} (< 3 %) | ${a.non2xx} |`,
+  );
+}
+for (const t of auditToggle ?? []) {
+  // Auditing switched within one server (bench/audit-toggle.ts): what storing costs at once, with its null test; shown, not judged.
+  lines.push(
+    `| auditing switched within one server: ${t.scenario} | | | | | ${t.costPct} % CPU/request (${t.on.cpuMicrosPerRequest} vs ${t.off.cpuMicrosPerRequest} µs; the thread answering requests ${t.mainThreadCostPct} %; null test ${t.nullPct} %) | | | |`,
   );
 }
 if (backup) {
@@ -494,6 +508,7 @@ const result = {
   rows,
   moves,
   audit,
+  auditToggle,
   backup,
 };
 writeFileSync(path.join(here, 'results', `${stamp}.json`), `${JSON.stringify(result, null, 2)}\n`);

@@ -10,10 +10,11 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
-import { gatherForCommit, migrateToLatest, openDatabase, type Executor } from '../../src/infra/db/index.js';
+import { migrateToLatest, openDatabase } from '../../src/infra/db/index.js';
 import { directSqliteOf } from '../../src/infra/db/database.js';
 import { auditScenarios, BENCH_ROOT_TOKEN, scenarios } from '../scenarios.js';
 import { profileOnSignal } from './profile.js';
+import { auditToggle } from './audit-toggle.js';
 import { startMailSinkProcess } from '../mail-sink.js';
 
 const name = process.argv[2] ?? '';
@@ -59,27 +60,6 @@ const app = await buildApp(config);
 await app.ready();
 // bench/audit-ab.ts's "off" server: the same code with an audit subscriber that writes nothing.
 if (process.env.BENCH_AUDIT === 'off') app.modules.audit.audit.record = () => Promise.resolve();
-// Auditing as shipped but the queue's writer stopped: what the request path alone costs.
-if (process.env.BENCH_AUDIT === 'queued') await app.modules.audit.writer.stop();
-// The shared commit's mechanism alone: each event gathered as it is, the commit writing one
-// one-column row (no row values, no queue encoding, no counter): by default a constant row
-// (BENCH_AUDIT_PAD characters long); `gathered-json`, the gathered entries' JSON (about 9 KB a
-// commit); with BENCH_AUDIT_JSON_EACH=1, each entry's JSON made when it is recorded, joined there.
-if (process.env.BENCH_AUDIT === 'gathered' || process.env.BENCH_AUDIT === 'gathered-json') {
-  await sql`create table bench_scratch (id integer primary key, v text)`.execute(app.platform.db);
-  const json = process.env.BENCH_AUDIT === 'gathered-json';
-  const each = process.env.BENCH_AUDIT_JSON_EACH === '1';
-  const pad = 'x'.repeat(Number(process.env.BENCH_AUDIT_PAD ?? 0));
-  const rowOf = (values: unknown[]) => (each ? `[${values.join(',')}]` : json ? JSON.stringify(values) : `${values.length}${pad}`);
-  const flush = (executor: Executor, values: unknown[]) => {
-    directSqliteOf(executor)?.prepare('insert into bench_scratch (v) values (?)').run(rowOf(values));
-    return Promise.resolve();
-  };
-  app.modules.audit.audit.record = (entry, executor) => {
-    gatherForCommit(executor, 'bench_gathered', each ? JSON.stringify(entry) : entry, flush);
-    return Promise.resolve();
-  };
-}
 // Whether any row more in the transaction costs what the audit row does: a one-column row instead.
 if (process.env.BENCH_AUDIT === 'scratch') {
   await sql`create table bench_scratch (id integer primary key, v text)`.execute(app.platform.db);
@@ -88,44 +68,18 @@ if (process.env.BENCH_AUDIT === 'scratch') {
     return Promise.resolve();
   };
 }
-// The audit row's values written by a bare prepared statement: into audit_events, or a table with
-// the same columns and no AUTOINCREMENT or index.
-if (process.env.BENCH_AUDIT === 'direct' || process.env.BENCH_AUDIT === 'wide') {
-  const table = process.env.BENCH_AUDIT === 'direct' ? 'audit_events' : 'bench_wide';
-  const columns =
-    'author_id, author_name, entity_type, entity_id, entity_path, target_type, target_id, target_details, event_name, details, ip_address, created_at';
-  if (table === 'bench_wide') await sql.raw(`create table bench_wide (${columns})`).execute(app.platform.db);
-  app.modules.audit.audit.record = (e, executor) => {
-    directSqliteOf(executor)
-      ?.prepare(`insert into ${table} (${columns}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(
-        e.authorId,
-        e.authorName,
-        e.entityType,
-        e.entityId,
-        e.entityPath,
-        e.targetType ?? null,
-        e.targetId ?? null,
-        e.targetDetails ?? null,
-        e.eventName,
-        JSON.stringify(e.details ?? {}),
-        e.ipAddress ?? null,
-        e.at,
-      );
-    return Promise.resolve();
-  };
-}
-// What the audit table's two indexes cost (docs/performance.md "Audit"): the same rows, no index.
-if (process.env.BENCH_AUDIT === 'unindexed') {
-  await sql`drop index audit_events_created`.execute(app.platform.db);
-  await sql`drop index audit_events_entity`.execute(app.platform.db);
-}
+// bench/audit-toggle.ts: auditing switched on and off within this one server while it is loaded.
+const toggle =
+  process.env.BENCH_AUDIT === 'toggle' || process.env.BENCH_AUDIT === 'toggle-null'
+    ? auditToggle(app, process.env.BENCH_AUDIT === 'toggle-null')
+    : null;
 const request = process.env.BENCH_SEED === '0' ? JSON.parse(process.env.BENCH_REQUEST ?? '{}') : await scenario.seed(app);
 await app.listen({ port: Number(process.env.BENCH_PORT ?? 0), host: '127.0.0.1' });
 const address = app.server.address() as { port: number };
 process.stdout.write(`${JSON.stringify({ port: address.port, request, schema })}\n`);
 const profiler = profileOnSignal();
 process.on('SIGTERM', () => {
+  if (toggle) process.stdout.write(`${JSON.stringify({ toggle: toggle.report() })}\n`);
   void profiler
     .stop()
     .then(() => app.close())

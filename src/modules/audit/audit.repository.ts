@@ -1,78 +1,76 @@
-import type { Insertable, Selectable } from 'kysely';
-import { CompiledOnce, Repository, type Executor } from '../../infra/db/index.js';
-import type { AuditEventsTable } from '../../infra/db/tables/audit.js';
+import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
+import { CompiledOnce, Repository, type DB, type Executor } from '../../infra/db/index.js';
+import type { AuditEventsView } from '../../infra/db/tables/audit.js';
 import type { AuditEntry } from '../../infra/audit.js';
+import { COLUMNS, decodeEvents, encodeEvents, type AuditEventValues } from './audit-set.encoding.js';
 
-export type AuditEventRow = Selectable<AuditEventsTable>;
+/** One event as the lists show it: the `audit_events` view's row. */
+export type AuditEventRow = AuditEventsView;
 
 /**
- * Each column of `audit_events` an event fills, with the entry's value for it (`details` still the
- * object): the one place their order is written; row values and the queue's text follow it.
+ * Events a set holds at most, and the factor of a set's id in its events' ids (event `n` of set
+ * `id` is `id * 100 + n`): part of every id given out, so never changed (migration 0021).
  */
-const COLUMN_VALUES = [
-  ['author_id', (e) => e.authorId],
-  ['author_name', (e) => e.authorName],
-  ['entity_type', (e) => e.entityType],
-  ['entity_id', (e) => e.entityId],
-  ['entity_path', (e) => e.entityPath],
-  ['target_type', (e) => e.targetType],
-  ['target_id', (e) => e.targetId],
-  ['target_details', (e) => e.targetDetails],
-  ['event_name', (e) => e.eventName],
-  ['details', (e) => e.details],
-  ['ip_address', (e) => e.ipAddress],
-  ['created_at', (e) => e.at],
-] as const satisfies readonly (readonly [keyof AuditEventsTable, (entry: AuditEntry) => unknown])[];
-const COLUMNS = COLUMN_VALUES.map(([column]) => column);
-/** How many values an event's row has. */
-export const COLUMN_COUNT = COLUMN_VALUES.length;
-// Token creation and sign-in write one each: compiled once, run on SQLite's connection directly.
-const INSERT = new CompiledOnce<unknown, AuditRowValues>(COLUMN_COUNT, (db, ...values: unknown[]) =>
-  db.insertInto('audit_events').values(Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])) as Insertable<AuditEventsTable>),
+export const SET_SIZE = 100;
+/** Sets read per query while a list walks back from the newest. */
+const WALK_CHUNK = 500;
+
+type SetArgs = [entityType: string, entityId: number, firstAt: number, lastAt: number, count: number, events: string];
+// Every audited transaction writes its sets with this: compiled once, run on SQLite's connection directly.
+const INSERT = new CompiledOnce<unknown, SetArgs>(
+  6,
+  (db, entityType: string, entityId: number, firstAt: number, lastAt: number, count: number, events: string) =>
+    db.insertInto('audit_event_sets').values({
+      entity_type: entityType,
+      entity_id: entityId,
+      first_at: firstAt,
+      last_at: lastAt,
+      event_count: count,
+      events,
+    }),
 );
 
-/** Rows of one INSERT when the writer empties the queue: 12 values each, far below either database's limit. */
-const ROWS_PER_INSERT = 200;
-
-/**
- * An event's row values, in COLUMNS' order. `Details` is its `details`: the entry's object as
- * the queue decodes it (src/modules/audit/audit-queue.repository.ts), its JSON in the table.
- */
-type RowValues<Details> = [
-  number,
-  string,
-  string,
-  number,
-  string | null,
-  string | null,
-  number | null,
-  string | null,
-  string,
-  Details,
-  string | null,
-  number,
-];
-export type AuditRowValues = RowValues<string>;
-export type QueuedRowValues = RowValues<unknown>;
-const DETAILS = COLUMNS.indexOf('details');
-
-/** The value of `entry` in the column at `column` of COLUMNS, `details` still the object. */
-export const entryValue = (entry: AuditEntry, column: number): unknown =>
-  (COLUMN_VALUES[column] as (typeof COLUMN_VALUES)[number])[1](entry);
-
-/** The row values of `entry`, `details` still the object. */
-function queuedValuesOf(entry: AuditEntry): QueuedRowValues {
-  return COLUMN_VALUES.map(([, value]) => value(entry)) as unknown as QueuedRowValues;
+/** A transaction's events as the sets they are stored in: by entity, in the order recorded, up to SET_SIZE each. */
+function setsOf(entries: readonly AuditEntry[]): SetArgs[] {
+  const first = entries[0];
+  if (first === undefined) return [];
+  // Usually every event is about one entity (a commit's token creations by one user): no grouping.
+  let oneEntity = true;
+  for (let i = 1; oneEntity && i < entries.length; i += 1) {
+    const entry = entries[i] as AuditEntry;
+    oneEntity = entry.entityId === first.entityId && entry.entityType === first.entityType;
+  }
+  if (oneEntity && entries.length <= SET_SIZE) return [setOf(entries)];
+  const sets: SetArgs[] = [];
+  for (const group of oneEntity ? [entries] : groupByEntity(entries)) {
+    for (let at = 0; at < group.length; at += SET_SIZE) sets.push(setOf(group.slice(at, at + SET_SIZE)));
+  }
+  return sets;
 }
 
-/** Row values as the table holds them: `details` as JSON (names, scopes and ids: small). */
-export function withDetailsJson(values: QueuedRowValues): AuditRowValues {
-  if (typeof values[DETAILS] !== 'string') values[DETAILS] = JSON.stringify(values[DETAILS] ?? {});
-  return values as AuditRowValues;
+/** One set's row: `entries` are about one entity, SET_SIZE at most. */
+function setOf(entries: readonly AuditEntry[]): SetArgs {
+  const head = entries[0] as AuditEntry;
+  let firstAt = head.at;
+  let lastAt = head.at;
+  for (let i = 1; i < entries.length; i += 1) {
+    const at = (entries[i] as AuditEntry).at;
+    if (at < firstAt) firstAt = at;
+    else if (at > lastAt) lastAt = at;
+  }
+  return [head.entityType, head.entityId, firstAt, lastAt, entries.length, encodeEvents(entries)];
 }
 
-/** The row values of `entry` for the table. */
-export const rowValuesOf = (entry: AuditEntry): AuditRowValues => withDetailsJson(queuedValuesOf(entry));
+function groupByEntity(entries: readonly AuditEntry[]): AuditEntry[][] {
+  const groups = new Map<string, AuditEntry[]>();
+  for (const entry of entries) {
+    const key = `${entry.entityType}\u0000${entry.entityId}`;
+    const group = groups.get(key);
+    if (group) group.push(entry);
+    else groups.set(key, [entry]);
+  }
+  return [...groups.values()];
+}
 
 export interface AuditFilter {
   createdAfter?: number;
@@ -81,78 +79,168 @@ export interface AuditFilter {
   entityId?: number;
 }
 
-/** The `audit_events` table: written by the bus subscriber and the queue's writer, read by the three lists, trimmed by retention. */
+interface SetMeta {
+  id: number;
+  event_count: number;
+  first_at: number;
+  last_at: number;
+}
+
+/** Whether every event of the set is within the filter's time range (its entity is the set's). */
+const wholly = (set: SetMeta, filter: AuditFilter): boolean =>
+  (filter.createdAfter === undefined || set.first_at >= filter.createdAfter) &&
+  (filter.createdBefore === undefined || set.last_at <= filter.createdBefore);
+
+/** The filter's events of a set, oldest first, each with its id. */
+function eventsOf(setId: number, text: string, filter: AuditFilter): AuditEventRow[] {
+  // A set that does not decode (damaged by hand) shows no events rather than failing every list.
+  const decoded = decodeEvents(text) ?? [];
+  const rows: AuditEventRow[] = [];
+  decoded.forEach((values, n) => {
+    const row = rowOf(setId * SET_SIZE + n, values);
+    if (filter.createdAfter !== undefined && row.created_at < filter.createdAfter) return;
+    if (filter.createdBefore !== undefined && row.created_at > filter.createdBefore) return;
+    rows.push(row);
+  });
+  return rows;
+}
+
+function rowOf(id: number, values: AuditEventValues): AuditEventRow {
+  const row: Record<string, unknown> = { id };
+  COLUMNS.forEach((column, i) => (row[column] = values[i]));
+  return row as unknown as AuditEventRow;
+}
+
+/**
+ * `audit_event_sets`: a transaction's audit events about one entity in one row (docs/decisions.md
+ * "Audit events are stored as one row per transaction and entity"). Written by `store`; read by
+ * the three lists, newest first (by set, then by place in the set), counted from the sets' event
+ * counts where a set lies wholly inside the time range and by decoding the few that straddle it.
+ */
 export class AuditRepository extends Repository {
-  async insert(entry: AuditEntry): Promise<void> {
-    await INSERT.rows(this.db, ...rowValuesOf(entry));
-  }
-
   /**
-   * Writes events from their row values (the queue's). On SQLite each row is the one compiled
-   * INSERT run on the connection (a few microseconds); elsewhere a bounded number of rows per
-   * statement.
+   * The entries written at once on SQLite's connection, inside `executor`'s transaction: true, or
+   * false when the caller must `await store(executor, entries)` (PostgreSQL). No promise: the
+   * write of a token creation's commit or a sign-in (docs/performance.md "Audit").
    */
-  async insertMany(rows: readonly AuditRowValues[]): Promise<void> {
-    const first = rows[0];
-    if (first === undefined) return;
-    if (INSERT.runNow(this.db, ...first)) {
-      for (let i = 1; i < rows.length; i += 1) INSERT.runNow(this.db, ...(rows[i] as AuditRowValues));
-      return;
-    }
-    for (let at = 0; at < rows.length; at += ROWS_PER_INSERT) {
-      const chunk = rows.slice(at, at + ROWS_PER_INSERT);
-      await this.db
-        .insertInto('audit_events')
-        .values(chunk.map((values) => Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])) as Insertable<AuditEventsTable>))
-        .execute();
-    }
+  static storeNow(executor: Executor, entries: readonly AuditEntry[]): boolean {
+    const sets = setsOf(entries);
+    const first = sets[0];
+    if (first === undefined) return true;
+    if (!INSERT.runNow(executor, ...first)) return false;
+    for (let i = 1; i < sets.length; i += 1) INSERT.runNow(executor, ...(sets[i] as SetArgs));
+    return true;
   }
 
-  /**
-   * The entry written at once on SQLite's connection, inside `executor`'s transaction: true, or
-   * false when the caller must `await on(executor).insert(entry)` (PostgreSQL). No repository, no
-   * promise: the write of a token creation or a sign-in (docs/performance.md "Audit").
-   */
-  static insertNow(executor: Executor, entry: AuditEntry): boolean {
-    return INSERT.runNow(executor, ...rowValuesOf(entry));
-  }
+  /** The entries written in `executor`'s transaction, one row per entity (SET_SIZE events at most). */
+  static readonly store = async (executor: Executor, entries: readonly AuditEntry[]): Promise<void> => {
+    if (AuditRepository.storeNow(executor, entries)) return;
+    for (const set of setsOf(entries)) await INSERT.rows(executor, ...set);
+  };
 
-  private filtered(filter: AuditFilter) {
-    let query = this.db.selectFrom('audit_events');
+  /** The sets that may hold events of the filter: its entity, a time span meeting its range. */
+  private sets(filter: AuditFilter): SelectQueryBuilder<DB, 'audit_event_sets', object> {
+    let query = this.db.selectFrom('audit_event_sets');
     if (filter.entityType !== undefined) query = query.where('entity_type', '=', filter.entityType);
     if (filter.entityId !== undefined) query = query.where('entity_id', '=', filter.entityId);
-    if (filter.createdAfter !== undefined) query = query.where('created_at', '>=', filter.createdAfter);
-    if (filter.createdBefore !== undefined) query = query.where('created_at', '<=', filter.createdBefore);
+    if (filter.createdAfter !== undefined) query = query.where('last_at', '>=', filter.createdAfter);
+    if (filter.createdBefore !== undefined) query = query.where('first_at', '<=', filter.createdBefore);
     return query;
   }
 
-  /** A page, newest first, and how many match. */
-  async list(filter: AuditFilter, limit: number, offset: number): Promise<{ rows: AuditEventRow[]; total: number }> {
-    const rows = await this.filtered(filter)
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute();
-    const counted = await this.filtered(filter)
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+  /** How many events match. */
+  async count(filter: AuditFilter): Promise<number> {
+    const inside = (eb: ExpressionBuilder<DB, 'audit_event_sets'>) =>
+      eb.and([
+        ...(filter.createdAfter === undefined ? [] : [eb('first_at', '>=', filter.createdAfter)]),
+        ...(filter.createdBefore === undefined ? [] : [eb('last_at', '<=', filter.createdBefore)]),
+      ]);
+    const whole = await this.sets(filter)
+      .where(inside)
+      .select((eb) => eb.fn.sum<number | string | null>('event_count').as('n'))
       .executeTakeFirstOrThrow();
-    return { rows, total: Number(counted.n) };
+    let total = Number(whole.n ?? 0);
+    if (filter.createdAfter === undefined && filter.createdBefore === undefined) return total;
+    const straddling = await this.sets(filter)
+      .where((eb) => eb.not(inside(eb)))
+      .select(['id', 'events'])
+      .execute();
+    for (const set of straddling) total += eventsOf(set.id, set.events, filter).length;
+    return total;
   }
 
-  findById(id: number): Promise<AuditEventRow | undefined> {
-    return this.db.selectFrom('audit_events').selectAll().where('id', '=', id).executeTakeFirst();
+  /** The events from `offset` to `offset + limit`, newest first. */
+  async page(filter: AuditFilter, limit: number, offset: number): Promise<AuditEventRow[]> {
+    const rows: AuditEventRow[] = [];
+    let skip = offset;
+    let below = Number.POSITIVE_INFINITY;
+    while (rows.length < limit) {
+      let query = this.sets(filter).select(['id', 'event_count', 'first_at', 'last_at']);
+      if (below !== Number.POSITIVE_INFINITY) query = query.where('id', '<', below);
+      const chunk: SetMeta[] = await query.orderBy('id', 'desc').limit(WALK_CHUNK).execute();
+      if (chunk.length === 0) break;
+      below = (chunk[chunk.length - 1] as SetMeta).id;
+      const texts = await this.textsOf(this.needed(chunk, filter, skip, limit - rows.length));
+      for (const set of chunk) {
+        if (rows.length >= limit) break;
+        if (wholly(set, filter) && skip >= set.event_count) {
+          skip -= set.event_count;
+          continue;
+        }
+        const text = texts.get(set.id) ?? (await this.textsOf([set.id])).get(set.id) ?? '';
+        const events = eventsOf(set.id, text, filter).reverse();
+        const taken = events.slice(skip, skip + limit - rows.length);
+        skip = Math.max(0, skip - events.length);
+        rows.push(...taken);
+      }
+    }
+    return rows;
   }
 
-  /** Deletes up to `batch` events older than `cutoff`; how many went. */
-  async deleteOlderThan(cutoff: number, batch: number): Promise<number> {
+  /**
+   * The sets of a chunk whose events a page needs: those it takes from, judged by their counts,
+   * and every one straddling the time range (its count in the range is known only decoded).
+   * `page` reads any other it turns out to need on its own.
+   */
+  private needed(chunk: readonly SetMeta[], filter: AuditFilter, skip: number, wanted: number): number[] {
+    const ids: number[] = [];
+    for (const set of chunk) {
+      if (!wholly(set, filter)) {
+        ids.push(set.id);
+        continue;
+      }
+      if (wanted <= 0) continue;
+      if (skip >= set.event_count) {
+        skip -= set.event_count;
+        continue;
+      }
+      ids.push(set.id);
+      wanted -= set.event_count - skip;
+      skip = 0;
+    }
+    return ids;
+  }
+
+  private async textsOf(ids: readonly number[]): Promise<Map<number, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.selectFrom('audit_event_sets').select(['id', 'events']).where('id', 'in', ids).execute();
+    return new Map(rows.map((row) => [Number(row.id), row.events]));
+  }
+
+  async findById(id: number): Promise<AuditEventRow | undefined> {
+    if (!Number.isSafeInteger(id) || id < 0) return undefined;
+    const setId = Math.floor(id / SET_SIZE);
+    const set = await this.db.selectFrom('audit_event_sets').select(['id', 'events']).where('id', '=', setId).executeTakeFirst();
+    return set ? eventsOf(setId, set.events, {}).find((row) => row.id === id) : undefined;
+  }
+
+  /** Deletes up to `batch` sets whose newest event is older than `cutoff`, oldest first; how many sets and events went. */
+  async deleteOlderThan(cutoff: number, batch: number): Promise<{ sets: number; events: number }> {
     const deleted = await this.db
-      .deleteFrom('audit_events')
-      .where('id', 'in', (eb) =>
-        eb.selectFrom('audit_events').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(batch),
-      )
-      .executeTakeFirst();
-    return Number(deleted.numDeletedRows);
+      .deleteFrom('audit_event_sets')
+      .where('id', 'in', (eb) => eb.selectFrom('audit_event_sets').select('id').where('last_at', '<', cutoff).orderBy('id').limit(batch))
+      .returning('event_count')
+      .execute();
+    return { sets: deleted.length, events: deleted.reduce((sum, row) => sum + Number(row.event_count), 0) };
   }
 }

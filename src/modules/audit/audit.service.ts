@@ -6,13 +6,12 @@ import { gatherForCommit, type Executor } from '../../infra/db/index.js';
 import type { DomainMetrics } from '../../infra/domain-metrics.js';
 import { NotFoundError } from '../../infra/errors/index.js';
 import type { Page } from '../../infra/http/index.js';
-import type { AuditQueueWriter } from './audit-queue.writer.js';
 import { AuditRepository, type AuditEventRow, type AuditFilter } from './audit.repository.js';
 
 const DAY_MS = 86_400_000;
 const DONE = Promise.resolve();
 /** The commit buffer's key for a shared commit's audit events. */
-const QUEUE_KEY = 'audit_event_queue';
+const SETS_KEY = 'audit_event_sets';
 const RETENTION_BATCH = 1000;
 /**
  * Sudo and impersonation-token use is recorded once per credential, acting user and hour in
@@ -28,17 +27,15 @@ export type AuditScope = { kind: 'instance' } | { kind: 'Group' | 'Project'; id:
 /**
  * The audit trail. Services publish `audited` on the bus inside the transaction of their
  * change; `record` stores the event with that transaction's executor, so the event exists
- * exactly when the change does. In a shared commit (`transact`) the commit's events are queued
- * as one row, which the queue's writer moves into `audit_events` when the process has time;
- * elsewhere the event's row is written at once. Every read writes what is queued first, then
- * narrows each list to its scope before any filter.
+ * exactly when the change does. In a shared commit (`transact`) the commit's events are gathered
+ * and stored just before it commits, one row per entity; elsewhere the event's row is written at
+ * once. Every read narrows its list to its scope before any filter.
  */
 export class AuditService {
   private readonly privilegedUses = new Map<string, number>();
 
   constructor(
     private readonly events: AuditRepository,
-    private readonly writer: AuditQueueWriter,
     private readonly clock: Clock,
     private readonly metrics: DomainMetrics,
     private readonly retentionDays: number,
@@ -81,47 +78,53 @@ export class AuditService {
   }
 
   /**
-   * In a shared commit, the entry itself joins the commit's queue row (encoded just before it
-   * commits: publishers build each entry for its event and never change it afterwards). Otherwise one INSERT in the executor's transaction, nothing read: on SQLite it runs
-   * at once on the connection (no promise, no repository), elsewhere through the repository.
+   * In a shared commit, the entry itself joins the commit's events (encoded just before it
+   * commits: publishers build each entry for its event and never change it afterwards).
+   * Otherwise one INSERT in the executor's transaction, nothing read: on SQLite it runs at once
+   * on the connection (no promise), elsewhere awaited.
    */
   record(entry: AuditEntry, executor: Executor): Promise<void> {
-    if (gatherForCommit(executor, QUEUE_KEY, entry, this.writer.enqueue)) {
-      this.counted(entry);
-      return DONE;
-    }
+    if (gatherForCommit(executor, SETS_KEY, entry, this.storeGathered)) return DONE;
     try {
-      if (AuditRepository.insertNow(executor, entry)) {
-        this.counted(entry);
+      if (AuditRepository.storeNow(executor, [entry])) {
+        this.counted([entry]);
         return DONE;
       }
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    return this.events
-      .on(executor)
-      .insert(entry)
-      .then(() => this.counted(entry));
+    return AuditRepository.store(executor, [entry]).then(() => this.counted([entry]));
   }
 
-  /** Counted when stored (queued or written); a rolled-back transaction counts an event that is not kept (rare). */
-  private counted(entry: AuditEntry): void {
-    this.metrics.increment('basalt_audit_events_written_total', { entity_type: entry.entityType });
-  }
+  /** The commit buffer's flush: a shared commit's events, stored and then counted. */
+  private readonly storeGathered = async (executor: Executor, entries: AuditEntry[]): Promise<void> => {
+    await AuditRepository.store(executor, entries);
+    this.counted(entries);
+  };
 
-  /** Writes every queued event into `audit_events`: reads do it first; so may tests and tools. */
-  async writeQueued(): Promise<void> {
-    await this.writer.writeAll();
+  /**
+   * Counted when stored, one addition per run of events about one kind of entity (a commit's
+   * token creations: one); a transaction that then rolls back counts events that are not kept (rare).
+   */
+  private counted(entries: readonly AuditEntry[]): void {
+    let run = 0;
+    for (let i = 0; i < entries.length; i += 1) {
+      run += 1;
+      const type = (entries[i] as AuditEntry).entityType;
+      if (entries[i + 1]?.entityType === type) continue;
+      this.metrics.increment('basalt_audit_events_written_total', { entity_type: type }, run);
+      run = 0;
+    }
   }
 
   async list(scope: AuditScope, filter: AuditFilter, page: Page): Promise<{ rows: AuditEventRow[]; total: number }> {
-    await this.writeQueued();
-    return this.events.list(this.narrow(scope, filter), page.limit, page.offset);
+    const narrowed = this.narrow(scope, filter);
+    const rows = await this.events.page(narrowed, page.limit, page.offset);
+    return { rows, total: await this.events.count(narrowed) };
   }
 
   /** One event of the scope; 404 for one outside it, as for one that does not exist. */
   async get(scope: AuditScope, id: number): Promise<AuditEventRow> {
-    await this.writeQueued();
     const row = await this.events.findById(id);
     if (!row || (scope.kind !== 'instance' && (row.entity_type !== scope.kind || row.entity_id !== scope.id))) {
       throw new NotFoundError('Audit Event');
@@ -129,16 +132,18 @@ export class AuditService {
     return row;
   }
 
-  /** Deletes events older than the retention period, in batches; how many went. */
+  /**
+   * Deletes events older than the retention period, in batches of sets; how many events went. A
+   * set goes when its newest event is older (its events are milliseconds apart).
+   */
   async applyRetention(heartbeat: () => Promise<void>): Promise<number> {
-    await this.writeQueued();
     const cutoff = this.clock.now() - this.retentionDays * DAY_MS;
     let total = 0;
     for (;;) {
       const deleted = await this.events.deleteOlderThan(cutoff, RETENTION_BATCH);
-      total += deleted;
+      total += deleted.events;
       await heartbeat();
-      if (deleted < RETENTION_BATCH) return total;
+      if (deleted.sets < RETENTION_BATCH) return total;
     }
   }
 

@@ -1,6 +1,5 @@
 import { noRootRoutes, type ModuleRoutes, type Platform } from '../../infra/platform.js';
 import type { AuditModuleDeps } from './audit.deps.js';
-import { AuditQueueWriter } from './audit-queue.writer.js';
 import { AuditRepository } from './audit.repository.js';
 import { auditRoutes } from './audit.routes.js';
 import { AuditService } from './audit.service.js';
@@ -15,15 +14,12 @@ export interface AuditModule extends ModuleRoutes {
   readonly audit: AuditService;
   /** Enqueues the retention job unless one is pending (done when the server is ready). */
   scheduleRetention(): Promise<void>;
-  /** Moves queued events into `audit_events` in the background (started when the server is ready, stopped when it closes). */
-  readonly writer: AuditQueueWriter;
 }
 
 export function createAuditModule(platform: Platform, deps: AuditModuleDeps): AuditModule {
   const { db, clock, config, jobs, bus } = platform;
   const events = new AuditRepository(db);
-  const writer = new AuditQueueWriter({ db, dialect: platform.database.dialect, events, load: platform.load, log: platform.log });
-  const audit = new AuditService(events, writer, clock, platform.metrics, config.auditEventsRetentionDays);
+  const audit = new AuditService(events, clock, platform.metrics, config.auditEventsRetentionDays);
   bus.subscribe(audit.handle);
   // Sudo and impersonation use change nothing to share a transaction with: written in their own.
   platform.resolvers.register({
@@ -33,24 +29,12 @@ export function createAuditModule(platform: Platform, deps: AuditModuleDeps): Au
       ),
   });
   const retention = registerAuditRetention(db, jobs, clock, audit);
-  platform.metrics.gauge({
-    name: 'basalt_audit_event_queue_rows',
-    help: 'Shared commits whose audit events wait to be written into audit_events (one row each)',
-    labelNames: [],
-    aggregator: 'max',
-    read: async () => [{ labels: {}, value: await writer.queuedRows() }],
-  });
   return {
     audit,
-    writer,
     scheduleRetention: () => retention.schedule(),
     routes: (app) => auditRoutes(app, { platform, audit, lookup: deps.projects.lookup }),
     rootRoutes: async (app) => {
-      app.addHook('onReady', () => {
-        writer.start();
-        return retention.schedule();
-      });
-      app.addHook('onClose', () => writer.stop());
+      app.addHook('onReady', () => retention.schedule());
       await noRootRoutes();
     },
   };

@@ -10,7 +10,7 @@ const FIRST_RUN_DELAY = 10 * 60_000;
 
 /**
  * Audit events are kept AUDIT_EVENTS_RETENTION_DAYS (365 by default): one pending job a day
- * deletes older ones in batches of 1000, heartbeating between batches, and schedules its next
+ * deletes older ones in batches of 1000 sets, heartbeating between batches, and schedules its next
  * run. `enqueueUnlessPending` keeps one pending: two processes starting at once may each
  * enqueue one, which costs one more (idempotent) run, not a duplicate schedule for ever.
  */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AuditEntry } from '../../src/infra/audit.js';
-import { decodeEvents, encodeEvents } from '../../src/modules/audit/audit-queue.repository.js';
+import { decodeEvents, encodeEvents } from '../../src/modules/audit/audit-set.encoding.js';
 
 const created = (id: number, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
   authorId: 7,
@@ -19,7 +19,7 @@ const created = (id: number, overrides: Partial<AuditEntry> = {}): AuditEntry =>
   ...overrides,
 });
 
-/** What `audit_events` receives for an entry: its columns in the table's order, details as JSON. */
+/** An entry's values as the view and the API's rows hold them: the view's columns in order, details as JSON. */
 const rowOf = (entry: AuditEntry): unknown[] => [
   entry.authorId,
   entry.authorName,
@@ -35,7 +35,7 @@ const rowOf = (entry: AuditEntry): unknown[] => [
   entry.at,
 ];
 
-describe('the audit queue row of a shared commit', () => {
+describe('the text of an audit event set', () => {
   it('decodes to the rows of every entry, in order, quotes and non-ASCII kept', () => {
     const entries = [
       created(1),
@@ -49,8 +49,8 @@ describe('the audit queue row of a shared commit', () => {
   it('writes what every entry shares once, detail objects compared by their facts', () => {
     const entries = [created(1), created(2), created(3)];
     const text = encodeEvents(entries);
-    const parsed = JSON.parse(text) as { shared: Record<string, unknown>; rows: unknown[][] };
-    assert.deepEqual(parsed.rows, [[1], [2], [3]]);
+    const parsed = JSON.parse(text) as { shared: Record<string, unknown>; rows: unknown[] };
+    assert.deepEqual(parsed.rows, [{ 6: 1 }, { 6: 2 }, { 6: 3 }], 'each event keeps only its own values, by column');
     assert.deepEqual(parsed.shared['9'], { scopes: ['api', 'read_user'], expires_at: null });
     assert.equal(text.split('personal_access_token_created').length, 2);
     assert.deepEqual(decodeEvents(text), entries.map(rowOf));
@@ -70,5 +70,12 @@ describe('the audit queue row of a shared commit', () => {
   it('one entry, and none', () => {
     assert.deepEqual(decodeEvents(encodeEvents([created(9)])), [rowOf(created(9))]);
     assert.deepEqual(decodeEvents(encodeEvents([])), []);
+  });
+
+  it('refuses text it did not write: not JSON, no rows, a row missing a column', () => {
+    assert.equal(decodeEvents('not JSON'), null);
+    assert.equal(decodeEvents('{"shared":{}}'), null);
+    assert.equal(decodeEvents('{"shared":{"0":1},"rows":[{}]}'), null);
+    assert.equal(decodeEvents('{"shared":{},"rows":[[1,2]]}'), null);
   });
 });
