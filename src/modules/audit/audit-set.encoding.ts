@@ -42,19 +42,9 @@ export type AuditEventValues = [
 
 const entryValue = (entry: AuditEntry, column: number): unknown => (COLUMN_VALUES[column] as (typeof COLUMN_VALUES)[number])[1](entry);
 
-/** The last number `jsonOf` wrote, and its text: a commit's events often share their millisecond. */
-let lastNumber = Number.NaN;
-let lastNumberText = 'null';
-
 /** One value as JSON: numbers and strings without the general serialiser's walk. */
 function jsonOf(value: unknown): string {
-  if (typeof value === 'number') {
-    if (value !== lastNumber) {
-      lastNumber = value;
-      lastNumberText = Number.isFinite(value) ? String(value) : 'null';
-    }
-    return lastNumberText;
-  }
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
   if (value === null || value === undefined) return 'null';
   return JSON.stringify(value);
 }

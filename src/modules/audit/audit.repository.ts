@@ -33,14 +33,8 @@ const INSERT = new CompiledOnce<unknown, SetArgs>(
 /** A transaction's events as the sets they are stored in: by entity, in the order recorded, up to SET_SIZE each. */
 function setsOf(entries: readonly AuditEntry[]): SetArgs[] {
   const first = entries[0];
-  if (first === undefined) return [];
   // Usually every event is about one entity (a commit's token creations by one user): no grouping.
-  let oneEntity = true;
-  for (let i = 1; oneEntity && i < entries.length; i += 1) {
-    const entry = entries[i] as AuditEntry;
-    oneEntity = entry.entityId === first.entityId && entry.entityType === first.entityType;
-  }
-  if (oneEntity && entries.length <= SET_SIZE) return [setOf(entries)];
+  const oneEntity = entries.every((e) => e.entityId === first?.entityId && e.entityType === first.entityType);
   const sets: SetArgs[] = [];
   for (const group of oneEntity ? [entries] : groupByEntity(entries)) {
     for (let at = 0; at < group.length; at += SET_SIZE) sets.push(setOf(group.slice(at, at + SET_SIZE)));
@@ -119,23 +113,12 @@ function rowOf(id: number, values: AuditEventValues): AuditEventRow {
  */
 export class AuditRepository extends Repository {
   /**
-   * The entries written at once on SQLite's connection, inside `executor`'s transaction: true, or
-   * false when the caller must `await store(executor, entries)` (PostgreSQL). No promise: the
-   * write of a token creation's commit or a sign-in (docs/performance.md "Audit").
+   * The entries written in `executor`'s transaction, one row per entity (SET_SIZE events at most):
+   * on SQLite each row's INSERT runs at once on the connection (`CompiledOnce.runNow`), elsewhere
+   * through Kysely (docs/performance.md "Audit").
    */
-  static storeNow(executor: Executor, entries: readonly AuditEntry[]): boolean {
-    const sets = setsOf(entries);
-    const first = sets[0];
-    if (first === undefined) return true;
-    if (!INSERT.runNow(executor, ...first)) return false;
-    for (let i = 1; i < sets.length; i += 1) INSERT.runNow(executor, ...(sets[i] as SetArgs));
-    return true;
-  }
-
-  /** The entries written in `executor`'s transaction, one row per entity (SET_SIZE events at most). */
   static readonly store = async (executor: Executor, entries: readonly AuditEntry[]): Promise<void> => {
-    if (AuditRepository.storeNow(executor, entries)) return;
-    for (const set of setsOf(entries)) await INSERT.rows(executor, ...set);
+    for (const set of setsOf(entries)) if (!INSERT.runNow(executor, ...set)) await INSERT.rows(executor, ...set);
   };
 
   /** The sets that may hold events of the filter: its entity, a time span meeting its range. */

@@ -79,25 +79,17 @@ export class AuditService {
 
   /**
    * In a shared commit, the entry itself joins the commit's events (encoded just before it
-   * commits: publishers build each entry for its event and never change it afterwards).
-   * Otherwise one INSERT in the executor's transaction, nothing read: on SQLite it runs at once
-   * on the connection (no promise), elsewhere awaited.
+   * commits: publishers build each entry for its event and never change it afterwards), so the
+   * commit stores them as one row per entity; otherwise it is stored at once, in the executor's
+   * transaction.
    */
   record(entry: AuditEntry, executor: Executor): Promise<void> {
-    if (gatherForCommit(executor, SETS_KEY, entry, this.storeGathered)) return DONE;
-    try {
-      if (AuditRepository.storeNow(executor, [entry])) {
-        this.counted([entry]);
-        return DONE;
-      }
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-    return AuditRepository.store(executor, [entry]).then(() => this.counted([entry]));
+    if (gatherForCommit(executor, SETS_KEY, entry, this.store)) return DONE;
+    return this.store(executor, [entry]);
   }
 
-  /** The commit buffer's flush: a shared commit's events, stored and then counted. */
-  private readonly storeGathered = async (executor: Executor, entries: AuditEntry[]): Promise<void> => {
+  /** Stores a transaction's events (the commit buffer's flush, or one event), then counts them. */
+  private readonly store = async (executor: Executor, entries: readonly AuditEntry[]): Promise<void> => {
     await AuditRepository.store(executor, entries);
     this.counted(entries);
   };

@@ -1,4 +1,6 @@
 import { sql } from 'kysely';
+import { auditEventsMigration } from './0017_audit_events.js';
+import { auditEventQueueMigration } from './0020_audit_event_queue.js';
 import { atomically, text, ts, withId, type AnyDb, type MigrationDialect, type MigrationFactory } from './helpers.js';
 
 /**
@@ -24,44 +26,21 @@ export const auditEventSetsMigration: MigrationFactory = (dialect) => ({
       await sql.raw(viewSql(dialect)).execute(trx);
     });
   },
+  /** Back to 0020's tables, made by 0017's and 0020's own migrations, with every event under its id here. */
   async down(db: AnyDb) {
     await atomically(db, async (trx) => {
-      await withId(trx.schema.createTable('audit_events_expanded'), dialect)
-        .addColumn('author_id', 'bigint', (c) => c.notNull())
-        .addColumn('author_name', text, (c) => c.notNull())
-        .addColumn('entity_type', text, (c) => c.notNull())
-        .addColumn('entity_id', 'bigint', (c) => c.notNull())
-        .addColumn('entity_path', text)
-        .addColumn('target_type', text)
-        .addColumn('target_id', 'bigint')
-        .addColumn('target_details', text)
-        .addColumn('event_name', text, (c) => c.notNull())
-        .addColumn('details', text, (c) => c.notNull())
-        .addColumn('ip_address', text)
-        .addColumn('created_at', ts, (c) => c.notNull())
-        .execute();
-      await sql`insert into audit_events_expanded select * from audit_events order by id`.execute(trx);
+      await sql`create table audit_events_expanded as select * from audit_events`.execute(trx);
       await sql`drop view audit_events`.execute(trx);
       await trx.schema.dropTable('audit_event_sets').execute();
-      await sql`alter table audit_events_expanded rename to audit_events`.execute(trx);
+      await auditEventsMigration(dialect).up(trx);
+      await sql`insert into audit_events select * from audit_events_expanded order by id`.execute(trx);
+      await trx.schema.dropTable('audit_events_expanded').execute();
       if (dialect === 'postgres') {
         await sql`select setval(pg_get_serial_sequence('audit_events', 'id'), greatest((select max(id) from audit_events), 1))`.execute(
           trx,
         );
       }
-      await trx.schema.createIndex('audit_events_created').on('audit_events').columns(['created_at', 'id']).execute();
-      await trx.schema
-        .createIndex('audit_events_entity')
-        .on('audit_events')
-        .columns(['entity_type', 'entity_id', 'created_at', 'id'])
-        .execute();
-      await trx.schema
-        .createTable('audit_event_queue')
-        .addColumn('id', dialect === 'postgres' ? 'bigint' : 'integer', (c) =>
-          dialect === 'postgres' ? c.generatedByDefaultAsIdentity().primaryKey() : c.primaryKey(),
-        )
-        .addColumn('events', text, (c) => c.notNull())
-        .execute();
+      await auditEventQueueMigration(dialect).up(trx);
     });
   },
 });
@@ -153,11 +132,12 @@ async function moveQueue(trx: AnyDb): Promise<void> {
   }[];
   for (const { events } of queued) {
     const sets = decodeQueued(events).map((values) => singleSet(values));
-    for (let at = 0; at < sets.length; at += CHUNK)
+    for (let at = 0; at < sets.length; at += CHUNK) {
       await trx
         .insertInto('audit_event_sets')
         .values(sets.slice(at, at + CHUNK))
         .execute();
+    }
   }
 }
 
