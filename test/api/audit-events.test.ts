@@ -322,6 +322,7 @@ describe('audit events', () => {
       ).n,
     );
     assert.ok(before > 0);
+    const highest = Math.max(...(await all()).map((e) => e.id));
     t.manual!.advance(364 * 86_400_000);
     await t.app.platform.jobs.drain(5);
     const kept = Number(
@@ -344,6 +345,12 @@ describe('audit events', () => {
       ).n,
     );
     assert.equal(left, 0, 'everything is older than 365 days now');
+    // The ids of deleted events are never handed out again.
+    const blocked = await createUser(t.app);
+    const block = await t.api('POST', `/users/${blocked.user.id}/block`);
+    assert.equal(block.statusCode, 201, block.body);
+    const fresh = await all();
+    assert.ok(fresh.length > 0 && fresh.every((e) => e.id > highest), `new ids ${fresh.map((e) => e.id).join()} above ${highest}`);
     const next = await db
       .selectFrom('background_jobs')
       .select('run_at')

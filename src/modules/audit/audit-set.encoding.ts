@@ -49,6 +49,9 @@ function jsonOf(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The text of a set that holds no event (retention empties the newest set rather than delete it). */
+export const EMPTY_SET = '{"shared":{},"rows":[]}';
+
 /**
  * A set's events as stored (`audit_event_sets.events`): JSON with each column whose value every
  * event shares written once under `shared`, then under `rows` one object per event with its other
@@ -61,7 +64,7 @@ function jsonOf(value: unknown): string {
  */
 export function encodeEvents(entries: readonly AuditEntry[]): string {
   const first = entries[0];
-  if (first === undefined) return '{"shared":{},"rows":[]}';
+  if (first === undefined) return EMPTY_SET;
   const shared: boolean[] = [];
   let text = '{"shared":{';
   let separator = '';

@@ -2,7 +2,7 @@ import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
 import { CompiledOnce, Repository, type DB, type Executor } from '../../infra/db/index.js';
 import type { AuditEventsView } from '../../infra/db/tables/audit.js';
 import type { AuditEntry } from '../../infra/audit.js';
-import { COLUMNS, decodeEvents, encodeEvents, type AuditEventValues } from './audit-set.encoding.js';
+import { COLUMNS, decodeEvents, EMPTY_SET, encodeEvents, type AuditEventValues } from './audit-set.encoding.js';
 
 /** One event as the lists show it: the `audit_events` view's row. */
 export type AuditEventRow = AuditEventsView;
@@ -217,13 +217,38 @@ export class AuditRepository extends Repository {
     return set ? eventsOf(setId, set.events, {}).find((row) => row.id === id) : undefined;
   }
 
-  /** Deletes up to `batch` sets whose newest event is older than `cutoff`, oldest first; how many sets and events went. */
+  /**
+   * Deletes up to `batch` sets whose newest event is older than `cutoff`, oldest first; how many
+   * sets and events went. The newest set of all is emptied rather than deleted: on SQLite a new
+   * set takes the largest id plus one (migration 0022), and its row keeps ids from repeating.
+   */
   async deleteOlderThan(cutoff: number, batch: number): Promise<{ sets: number; events: number }> {
+    const newest = this.db.selectFrom('audit_event_sets').select((eb) => eb.fn.max('id').as('id'));
     const deleted = await this.db
       .deleteFrom('audit_event_sets')
-      .where('id', 'in', (eb) => eb.selectFrom('audit_event_sets').select('id').where('last_at', '<', cutoff).orderBy('id').limit(batch))
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('audit_event_sets').select('id').where('last_at', '<', cutoff).where('id', '<', newest).orderBy('id').limit(batch),
+      )
       .returning('event_count')
       .execute();
-    return { sets: deleted.length, events: deleted.reduce((sum, row) => sum + Number(row.event_count), 0) };
+    let events = deleted.reduce((sum, row) => sum + Number(row.event_count), 0);
+    if (deleted.length < batch) {
+      const last = await this.db
+        .selectFrom('audit_event_sets')
+        .select(['id', 'last_at', 'event_count'])
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (last && Number(last.last_at) < cutoff && Number(last.event_count) > 0) {
+        const emptied = await this.db
+          .updateTable('audit_event_sets')
+          .set({ event_count: 0, events: EMPTY_SET })
+          .where('id', '=', last.id)
+          .where('event_count', '>', 0)
+          .executeTakeFirst();
+        if (Number(emptied.numUpdatedRows) > 0) events += Number(last.event_count);
+      }
+    }
+    return { sets: deleted.length, events };
   }
 }

@@ -175,7 +175,7 @@ async function carrySequence(trx: AnyDb, dialect: MigrationDialect): Promise<voi
 }
 
 /** One row per event: its set's id times 100 plus its place, each value from the row or the set's shared ones. */
-function viewSql(dialect: MigrationDialect): string {
+export function viewSql(dialect: MigrationDialect): string {
   if (dialect === 'sqlite') {
     const value = (column: number) =>
       column === ENTITY_TYPE || column === ENTITY_ID

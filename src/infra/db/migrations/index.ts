@@ -19,6 +19,7 @@ import { issueAssigneesMigration } from './0018_issue_assignees.js';
 import { notificationMailEventsMigration } from './0019_notification_mail_events.js';
 import { auditEventQueueMigration } from './0020_audit_event_queue.js';
 import { auditEventSetsMigration } from './0021_audit_event_sets.js';
+import { auditSetsWithoutAutoincrementMigration } from './0022_audit_sets_without_autoincrement.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -28,7 +29,7 @@ import type { MigrationFactory } from './helpers.js';
  * later changes take the next free number (0009 OAuth token ids, 0010 error event ids,
  * 0011 error fingerprint keys, 0012 the projects' activity index, 0013 the outbox, 0014 webhooks, 0015 alert activity,
  * 0016 the error list pages' indexes, 0017 audit events, 0018 issue assignees and due dates, 0019 sign-in addresses and error mail settings,
- * 0020 the audit event queue, 0021 audit event sets).
+ * 0020 the audit event queue, 0021 audit event sets, 0022 audit event sets without AUTOINCREMENT).
  * A shipped migration is never edited; a change is a new file.
  */
 export const migrations: Record<string, MigrationFactory> = {
@@ -53,4 +54,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0019_notification_mail_events': notificationMailEventsMigration,
   '0020_audit_event_queue': auditEventQueueMigration,
   '0021_audit_event_sets': auditEventSetsMigration,
+  '0022_audit_sets_without_autoincrement': auditSetsWithoutAutoincrementMigration,
 };
