@@ -91,17 +91,52 @@ export type DomainEvent =
   | { type: 'audited'; entry: AuditEntry; at: number };
 
 export type DomainEventType = DomainEvent['type'];
+/** The event of one type, narrowed. */
+export type DomainEventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 type Handler = (event: DomainEvent, executor: Executor) => Promise<void>;
 
+/**
+ * Subscribers say which events they handle, so a publish calls only those (each an awaited
+ * async call): token creation publishes `audited` once a request, which the audit trail and the
+ * account mails handle, and used to call all eight subscribers for it.
+ */
 export class DomainEventBus {
-  private readonly handlers: Handler[] = [];
+  /** Every subscription in order: the events it handles (`changes`: every type but `audited`). */
+  private readonly subscriptions: { types: ReadonlySet<DomainEventType> | 'changes'; handler: Handler }[] = [];
+  /** The handlers of each type, in subscription order; rebuilt after a subscription. */
+  private readonly byType = new Map<DomainEventType, readonly Handler[]>();
 
-  subscribe(handler: Handler): void {
-    this.handlers.push(handler);
+  /** `handler` for the events of `types`, narrowed to them. */
+  subscribe<T extends DomainEventType>(types: readonly T[], handler: (event: DomainEventOf<T>, executor: Executor) => Promise<void>): void {
+    this.add(new Set(types), handler as Handler);
   }
 
-  /** Runs every subscriber with the publisher's executor (its open transaction). */
+  /**
+   * `handler` for every change of the domain: each type but `audited`, the audit trail's record of a
+   * change (a subscriber that also wants it subscribes to it by name).
+   */
+  subscribeToChanges(handler: Handler): void {
+    this.add('changes', handler);
+  }
+
+  /** Runs the event's subscribers with the publisher's executor (its open transaction), in subscription order. */
   async publish(event: DomainEvent, executor: Executor): Promise<void> {
-    for (const handler of this.handlers) await handler(event, executor);
+    for (const handler of this.handlersOf(event.type)) await handler(event, executor);
+  }
+
+  private add(types: ReadonlySet<DomainEventType> | 'changes', handler: Handler): void {
+    this.subscriptions.push({ types, handler });
+    this.byType.clear();
+  }
+
+  private handlersOf(type: DomainEventType): readonly Handler[] {
+    let handlers = this.byType.get(type);
+    if (!handlers) {
+      handlers = this.subscriptions
+        .filter(({ types }) => (types === 'changes' ? type !== 'audited' : types.has(type)))
+        .map(({ handler }) => handler);
+      this.byType.set(type, handlers);
+    }
+    return handlers;
   }
 }

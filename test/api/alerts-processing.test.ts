@@ -158,7 +158,7 @@ describe('alert incidents, emails and views', () => {
   before(async () => {
     t = await createTestApp({ env });
     await settle(t);
-    t.app.platform.bus.subscribe(async (event) => {
+    t.app.platform.bus.subscribeToChanges(async (event) => {
       events.push(event);
     });
     owner = await createUser(t.app);

@@ -27,8 +27,8 @@ describe('git smart HTTP', () => {
 
   before(async () => {
     t = await createGitTestApp();
-    t.app.platform.bus.subscribe(async (event) => {
-      if (event.type === 'push_received') pushes.push(event);
+    t.app.platform.bus.subscribe(['push_received'], async (event) => {
+      pushes.push(event);
     });
     owner = await createUser(t.app, { scopes: ['api'] });
     const group = await createGroup(t.app, owner, { path: 'acme', visibility: 'public' });

@@ -1,6 +1,6 @@
 import { auditEntry, type AuditEntry } from '../../infra/audit.js';
 import type { Actor } from '../../infra/auth/index.js';
-import type { DomainEvent } from '../../infra/bus.js';
+import type { DomainEventOf } from '../../infra/bus.js';
 import type { Clock } from '../../infra/clock.js';
 import { gatherForCommit, type Executor } from '../../infra/db/index.js';
 import type { DomainMetrics } from '../../infra/domain-metrics.js';
@@ -41,9 +41,8 @@ export class AuditService {
     private readonly retentionDays: number,
   ) {}
 
-  /** The bus subscriber: writes `audited` events with the publisher's executor. */
-  handle = (event: DomainEvent, executor: Executor): Promise<void> =>
-    event.type === 'audited' ? this.record(event.entry, executor) : DONE;
+  /** The bus subscriber of `audited` events: writes each with the publisher's executor. */
+  handle = (event: DomainEventOf<'audited'>, executor: Executor): Promise<void> => this.record(event.entry, executor);
 
   /**
    * Sudo (`sudo_used`, by the administrator, about the user acted as) or an impersonation

@@ -20,7 +20,7 @@ export function createAuditModule(platform: Platform, deps: AuditModuleDeps): Au
   const { db, clock, config, jobs, bus } = platform;
   const events = new AuditRepository(db);
   const audit = new AuditService(events, clock, platform.metrics, config.auditEventsRetentionDays);
-  bus.subscribe(audit.handle);
+  bus.subscribe(['audited'], audit.handle);
   // Sudo and impersonation use change nothing to share a transaction with: written in their own.
   platform.resolvers.register({
     privilegedUse: (actor, request) =>

@@ -30,7 +30,7 @@ export interface EventsModule extends ModuleRoutes {
 export function createEventsModule(platform: Platform, deps: EventsModuleDeps): EventsModule {
   const { identity, projects } = deps;
   const rows = new EventsRepository(platform.db);
-  platform.bus.subscribe(createRecorder(rows, platform.config.pushEventActivitiesLimit));
+  platform.bus.subscribeToChanges(createRecorder(rows, platform.config.pushEventActivitiesLimit));
   const service = new EventsService(rows, projects.access, projects.projects);
   const answers = new VersionCache<EventsAnswer>({
     dataVersion: (scope) => platform.database.dataVersion(scope),

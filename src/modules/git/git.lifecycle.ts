@@ -25,9 +25,8 @@ export function registerRepositoryLifecycle(
   const { storages, containers, git } = deps;
   const defaultStorage = storages.names()[0] ?? 'default';
 
-  bus.subscribe(async (event, executor) => {
-    // Only container creation and removal matter here; every other event passes by.
-    // eslint-disable-next-line @typescript-eslint/switch-exhaustiveness-check
+  // Only container creation and removal matter here.
+  bus.subscribe(['project_created', 'snippet_created', 'group_created', 'project_removing', 'group_removing'], async (event, executor) => {
     switch (event.type) {
       case 'project_created':
         await jobs.enqueue(executor, CREATE_REPOSITORIES_JOB, { kind: 'project', id: event.projectId });
@@ -60,8 +59,6 @@ export function registerRepositoryLifecycle(
         await jobs.enqueue(executor, REMOVE_REPOSITORIES_JOB, payload);
         return;
       }
-      default:
-        return;
     }
   });
 

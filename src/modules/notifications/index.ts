@@ -50,7 +50,9 @@ export function createNotificationsModule(platform: Platform, deps: Notification
     projects,
     externalUrl: platform.config.externalUrl,
   });
-  platform.bus.subscribe(dispatch.onEvent);
+  platform.bus.subscribeToChanges(dispatch.onEvent);
+  // Account mails (a new personal access token, a changed password) follow the audit trail's record.
+  platform.bus.subscribe(['audited'], dispatch.onEvent);
   // A moved project, a sign-in from a new address, a new or regressed error (event-mail.jobs.ts).
   const eventMail = eventMailJobs({
     db: platform.db,
@@ -61,7 +63,7 @@ export function createNotificationsModule(platform: Platform, deps: Notification
     projects,
     externalUrl: platform.config.externalUrl,
   });
-  platform.bus.subscribe(eventMail.onEvent);
+  platform.bus.subscribeToChanges(eventMail.onEvent);
   return {
     service,
     mailer,

@@ -58,9 +58,7 @@ export function createOAuthModule(platform: Platform, deps: OAuthModuleDeps): OA
   const housekeeping = registerHousekeepingJob(storage, platform.db, platform.jobs, clock);
   // A blocked user's past consents end with the block (docs/decisions.md): a refresh token or
   // an unexchanged code would otherwise go on minting tokens (and id_tokens) for them.
-  platform.bus.subscribe(async (event, executor) => {
-    if (event.type === 'user_blocked') await tokens.endUserAccess(executor, event.userId, event.at);
-  });
+  platform.bus.subscribe(['user_blocked'], (event, executor) => tokens.endUserAccess(executor, event.userId, event.at));
 
   return {
     applications,

@@ -107,8 +107,7 @@ export function createProjectsModule(platform: Platform, moduleDeps: ProjectsMod
   const lookup = new ProjectLookup(projects, groups, access, config.externalUrl);
 
   // Every user owns a personal namespace named after them, created in the same transaction.
-  bus.subscribe(async (event, executor) => {
-    if (event.type !== 'user_created') return;
+  bus.subscribe(['user_created'], async (event, executor) => {
     await rows.namespaces.on(executor).insert({
       kind: 'user',
       name: event.name,

@@ -40,7 +40,7 @@ export function createWebhooksModule(platform: Platform, deps: WebhooksModuleDep
   const samples = new TestSamples(triggers, deps.projects.projects, deps.projects.groups, deps.projects.issues, config.externalUrl);
 
   // Pushes, issues and comments queue their deliveries in the publisher's transaction.
-  bus.subscribe(triggers.handle);
+  bus.subscribeToChanges(triggers.handle);
   outbox.register(WEBHOOK_OUTBOX_KIND, {
     send: (item) => deliveries.send(item.payload as QueuedDelivery, item.messageId),
     maxAttempts: DELIVERY_ATTEMPTS,
