@@ -223,31 +223,29 @@ export class AuditRepository extends Repository {
    * set takes the largest id plus one (migration 0022), and its row keeps ids from repeating.
    */
   async deleteOlderThan(cutoff: number, batch: number): Promise<{ sets: number; events: number }> {
-    const newest = this.db.selectFrom('audit_event_sets').select((eb) => eb.fn.max('id').as('id'));
+    const newest = await this.db
+      .selectFrom('audit_event_sets')
+      .select(['id', 'last_at', 'event_count'])
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!newest) return { sets: 0, events: 0 };
     const deleted = await this.db
       .deleteFrom('audit_event_sets')
       .where('id', 'in', (eb) =>
-        eb.selectFrom('audit_event_sets').select('id').where('last_at', '<', cutoff).where('id', '<', newest).orderBy('id').limit(batch),
+        eb.selectFrom('audit_event_sets').select('id').where('last_at', '<', cutoff).where('id', '<', newest.id).orderBy('id').limit(batch),
       )
       .returning('event_count')
       .execute();
     let events = deleted.reduce((sum, row) => sum + Number(row.event_count), 0);
-    if (deleted.length < batch) {
-      const last = await this.db
-        .selectFrom('audit_event_sets')
-        .select(['id', 'last_at', 'event_count'])
-        .orderBy('id', 'desc')
-        .limit(1)
+    if (deleted.length < batch && Number(newest.last_at) < cutoff && Number(newest.event_count) > 0) {
+      const emptied = await this.db
+        .updateTable('audit_event_sets')
+        .set({ event_count: 0, events: EMPTY_SET })
+        .where('id', '=', newest.id)
+        .where('event_count', '>', 0)
         .executeTakeFirst();
-      if (last && Number(last.last_at) < cutoff && Number(last.event_count) > 0) {
-        const emptied = await this.db
-          .updateTable('audit_event_sets')
-          .set({ event_count: 0, events: EMPTY_SET })
-          .where('id', '=', last.id)
-          .where('event_count', '>', 0)
-          .executeTakeFirst();
-        if (Number(emptied.numUpdatedRows) > 0) events += Number(last.event_count);
-      }
+      if (Number(emptied.numUpdatedRows) > 0) events += Number(newest.event_count);
     }
     return { sets: deleted.length, events };
   }

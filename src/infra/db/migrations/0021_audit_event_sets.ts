@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type CreateTableBuilder } from 'kysely';
 import { auditEventsMigration } from './0017_audit_events.js';
 import { auditEventQueueMigration } from './0020_audit_event_queue.js';
 import { atomically, text, ts, withId, type AnyDb, type MigrationDialect, type MigrationFactory } from './helpers.js';
@@ -67,14 +67,27 @@ const CREATED_AT = COLUMNS.indexOf('created_at');
 const CHUNK = 500;
 
 async function createSets(trx: AnyDb, dialect: MigrationDialect): Promise<void> {
-  await withId(trx.schema.createTable('audit_event_sets'), dialect)
+  await setsTable(trx, 'audit_event_sets', (table) => withId(table, dialect)).execute();
+  await createSetsIndex(trx);
+}
+
+/** The sets table's shape under `name`, its id column added by `id` (migration 0022 rebuilds it on SQLite). */
+export function setsTable(
+  trx: AnyDb,
+  name: string,
+  id: (table: CreateTableBuilder<string>) => CreateTableBuilder<string, 'id'>,
+): CreateTableBuilder<string, string> {
+  return id(trx.schema.createTable(name))
     .addColumn('entity_type', text, (c) => c.notNull())
     .addColumn('entity_id', 'bigint', (c) => c.notNull())
     .addColumn('first_at', ts, (c) => c.notNull())
     .addColumn('last_at', ts, (c) => c.notNull())
     .addColumn('event_count', 'integer', (c) => c.notNull())
-    .addColumn('events', text, (c) => c.notNull())
-    .execute();
+    .addColumn('events', text, (c) => c.notNull());
+}
+
+/** The sets' index by entity, newest last within one. */
+export async function createSetsIndex(trx: AnyDb): Promise<void> {
   await trx.schema.createIndex('audit_event_sets_entity').on('audit_event_sets').columns(['entity_type', 'entity_id', 'id']).execute();
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { viewSql } from './0021_audit_event_sets.js';
-import { atomically, text, ts, type AnyDb, type MigrationFactory } from './helpers.js';
+import { createSetsIndex, setsTable, viewSql } from './0021_audit_event_sets.js';
+import { atomically, rebuildSqliteTable, type AnyDb, type MigrationFactory } from './helpers.js';
 
 /**
  * On SQLite, `audit_event_sets` without AUTOINCREMENT (docs/performance.md "Audit"): the counter
@@ -17,6 +17,8 @@ export const auditSetsWithoutAutoincrementMigration: MigrationFactory = (dialect
     await atomically(db, async (trx) => {
       const counter = await sql<{ seq: number }>`select seq from sqlite_sequence where name = 'audit_event_sets'`.execute(trx);
       await rebuild(trx, false);
+      // The rebuild carries the counter for a table that no longer keeps one: an empty set carries it instead.
+      await sql`delete from sqlite_sequence where name = 'audit_event_sets'`.execute(trx);
       const seq = Number(counter.rows[0]?.seq ?? 0);
       await sql`insert into audit_event_sets (id, entity_type, entity_id, first_at, last_at, event_count, events)
         select ${seq}, 'Gitlab::Audit::InstanceScope', 1, 0, 0, 0, ${EMPTY_SET}
@@ -40,20 +42,11 @@ const EMPTY_SET = '{"shared":{},"rows":[]}';
 /** The table made again with or without AUTOINCREMENT, every row and id kept; the view and index with it. */
 async function rebuild(trx: AnyDb, autoincrement: boolean): Promise<void> {
   await sql`drop view audit_events`.execute(trx);
-  await trx.schema
-    .createTable('audit_event_sets_rebuilt')
-    .addColumn('id', 'integer', (c) => (autoincrement ? c.primaryKey().autoIncrement() : c.primaryKey()))
-    .addColumn('entity_type', text, (c) => c.notNull())
-    .addColumn('entity_id', 'bigint', (c) => c.notNull())
-    .addColumn('first_at', ts, (c) => c.notNull())
-    .addColumn('last_at', ts, (c) => c.notNull())
-    .addColumn('event_count', 'integer', (c) => c.notNull())
-    .addColumn('events', text, (c) => c.notNull())
-    .execute();
-  await sql`insert into audit_event_sets_rebuilt (id, entity_type, entity_id, first_at, last_at, event_count, events)
-    select id, entity_type, entity_id, first_at, last_at, event_count, events from audit_event_sets order by id`.execute(trx);
-  await trx.schema.dropTable('audit_event_sets').execute();
-  await sql`alter table audit_event_sets_rebuilt rename to audit_event_sets`.execute(trx);
-  await trx.schema.createIndex('audit_event_sets_entity').on('audit_event_sets').columns(['entity_type', 'entity_id', 'id']).execute();
+  await rebuildSqliteTable(trx, 'audit_event_sets', (name) =>
+    setsTable(trx, name, (table) =>
+      table.addColumn('id', 'integer', (c) => (autoincrement ? c.primaryKey().autoIncrement() : c.primaryKey())),
+    ),
+  );
+  await createSetsIndex(trx);
   await sql.raw(viewSql('sqlite')).execute(trx);
 }
